@@ -1,0 +1,27 @@
+"""langacp: serve any LangChain / LangGraph agent over the Agent Client Protocol.
+
+Importing this package is cheap (no LangChain, no ACP SDK): editors spawn the agent on demand.
+"""
+
+from __future__ import annotations
+
+from importlib.metadata import PackageNotFoundError, version
+
+from langacp.hookspecs import hookimpl
+from langacp.target import SessionSetup
+from langacp.types import PermissionDecision, SessionContext, ToolCallInfo, TurnOutcome
+
+try:
+    __version__ = version("langacp")
+except PackageNotFoundError:  # running from a source tree
+    __version__ = "0.0.0"
+
+__all__ = [
+    "PermissionDecision",
+    "SessionContext",
+    "SessionSetup",
+    "ToolCallInfo",
+    "TurnOutcome",
+    "__version__",
+    "hookimpl",
+]

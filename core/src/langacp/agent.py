@@ -1,0 +1,523 @@
+"""The ACP agent: session lifecycle on the official SDK, everything else through plugins.
+
+A plain class with the SDK's snake_case methods (not a subclass of ``acp.Agent``, so a method
+we do not offer answers -32601). Keys of ``_meta`` arrive as extra keyword arguments: they
+are ignored, never trusted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import uuid
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from acp import PROTOCOL_VERSION, RequestError
+from acp.schema import (
+    AgentCapabilities,
+    Implementation,
+    InitializeResponse,
+    ListSessionsResponse,
+    LoadSessionResponse,
+    McpCapabilities,
+    NewSessionResponse,
+    PromptCapabilities,
+    PromptResponse,
+    SessionCapabilities,
+    SessionCloseCapabilities,
+    SessionInfo,
+    SessionListCapabilities,
+    SessionResumeCapabilities,
+    SetSessionConfigOptionResponse,
+    SetSessionModeResponse,
+)
+
+from langacp import __version__
+from langacp.plugins import Plugins
+from langacp.stores import SessionRecord, SessionStore, load_store_driver, now_iso, open_store
+from langacp.types import SessionContext, TurnOutcome
+
+if TYPE_CHECKING:
+    from acp.interfaces import Client
+
+    from langacp.bridge import UpdateSink
+    from langacp.target import Target
+
+__all__ = ["LangacpAgent"]
+
+log = logging.getLogger("langacp.agent")
+
+DEFAULT_RECURSION_LIMIT = 1000
+
+
+@dataclass
+class Session:
+    """A live session: its context, its compiled graph, its update outbox, its running turn."""
+
+    context: SessionContext
+    record: SessionRecord
+    graph: Any
+    sink: UpdateSink
+    turn: asyncio.Task[PromptResponse] | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def config(self) -> dict[str, Any]:
+        return {"configurable": {"thread_id": self.context.session_id}}
+
+
+class LangacpAgent:
+    """Serves a LangGraph target over ACP. One instance per connection."""
+
+    def __init__(
+        self,
+        target_spec: str | None,
+        plugins: Plugins,
+        *,
+        store_url: str = "memory",
+        recursion_limit: int = DEFAULT_RECURSION_LIMIT,
+        target_loader: Any = None,
+    ) -> None:
+        self.target_spec = target_spec
+        self.plugins = plugins
+        self.store_url = store_url
+        self.recursion_limit = recursion_limit
+        self._target_loader = target_loader
+        self.client: Client | None = None
+        self.client_capabilities: Any = None
+        self.sessions: dict[str, Session] = {}
+        self._ready: asyncio.Task[tuple[Target, SessionStore]] | None = None
+        self._store_persistent: bool | None = None
+        self._closing = False
+
+    # -- SDK wiring ----------------------------------------------------------------------------
+
+    def on_connect(self, conn: Client) -> None:
+        self.client = conn
+
+    def warm_up(self) -> None:
+        """Start importing the target and opening the store in the background (idempotent)."""
+        if self._ready is None:
+            self._ready = asyncio.get_running_loop().create_task(self._load(), name="langacp.load")
+            self._ready.add_done_callback(_log_load_failure)
+
+    async def _load(self) -> tuple[Target, SessionStore]:
+        # A short pause lets the initialize response leave before the imports hold the GIL.
+        await asyncio.sleep(0.01)
+        target = await asyncio.to_thread(self._load_target)
+        store = await asyncio.to_thread(open_store, self.store_url)
+        if not target.is_factory:
+            if getattr(target.graph, "checkpointer", None) is None:
+                target.graph = target.graph.copy(update={"checkpointer": store.checkpointer})
+            log.warning(
+                "langacp: %s is a precompiled graph: plugins cannot add middleware or tools to it, so "
+                "permission policies and modes are not enforced before its tools run (only its own "
+                "HumanInTheLoopMiddleware interrupts reach the editor). Serve a factory to get them.",
+                target.spec,
+            )
+        return target, store
+
+    def _load_target(self) -> Target:
+        if self._target_loader is not None:
+            return self._target_loader()  # type: ignore[no-any-return]
+        from langacp.target import load_target
+
+        if not self.target_spec:
+            raise RequestError.internal_error({"details": "no TARGET to serve"})
+        return load_target(self.target_spec)
+
+    async def _target_and_store(self) -> tuple[Target, SessionStore]:
+        self.warm_up()
+        assert self._ready is not None
+        try:
+            return await asyncio.shield(self._ready)
+        except RequestError:
+            raise
+        except Exception as exc:
+            raise RequestError.internal_error({"details": f"cannot load the agent: {exc}"}) from exc
+
+    def _persistent(self) -> bool:
+        if self._store_persistent is None:
+            try:
+                self._store_persistent = bool(load_store_driver(self.store_url).persistent)
+            except Exception:
+                log.exception("langacp: cannot load session store driver for %r", self.store_url)
+                self._store_persistent = False
+        return self._store_persistent
+
+    # -- initialize / authenticate -------------------------------------------------------------
+
+    async def initialize(
+        self, protocol_version: int, client_capabilities: Any = None, client_info: Any = None, **_: Any
+    ) -> InitializeResponse:
+        self.client_capabilities = client_capabilities
+        capabilities = AgentCapabilities(
+            load_session=self._persistent(),
+            prompt_capabilities=PromptCapabilities(image=False, audio=False, embedded_context=True),
+            mcp_capabilities=McpCapabilities(http=False, sse=False),
+            session_capabilities=SessionCapabilities(
+                list=SessionListCapabilities(), close=SessionCloseCapabilities(), resume=SessionResumeCapabilities()
+            ),
+        )
+        self.plugins.agent_capabilities(capabilities)
+        self.warm_up()
+        return InitializeResponse(
+            protocol_version=PROTOCOL_VERSION,
+            agent_capabilities=capabilities,
+            auth_methods=self.plugins.auth_methods(),
+            agent_info=Implementation(name="langacp", title="langacp", version=__version__),
+        )
+
+    async def authenticate(self, method_id: str, **_: Any) -> None:
+        ok = await self._guard("authenticate", self.plugins.authenticate(method_id))
+        if ok is None:
+            raise RequestError.invalid_params({"details": f"unknown auth method {method_id!r}"})
+        if not ok:
+            raise RequestError.auth_required({"details": f"authentication with {method_id!r} failed"})
+
+    # -- sessions ------------------------------------------------------------------------------
+
+    async def new_session(
+        self,
+        cwd: str,
+        additional_directories: list[str] | None = None,
+        mcp_servers: list[Any] | None = None,
+        **_: Any,
+    ) -> NewSessionResponse:
+        _check_dirs(cwd, additional_directories)
+        record = SessionRecord(
+            session_id=uuid.uuid4().hex, cwd=cwd, additional_directories=list(additional_directories or [])
+        )
+        session = await self._guard("session/new", self._open(record, mcp_servers, created=True))
+        return NewSessionResponse(
+            session_id=record.session_id,
+            modes=self.plugins.session_modes(session.context),
+            config_options=self.plugins.config_options(session.context) or None,
+        )
+
+    async def load_session(
+        self,
+        cwd: str,
+        session_id: str,
+        mcp_servers: list[Any] | None = None,
+        additional_directories: list[str] | None = None,
+        **_: Any,
+    ) -> LoadSessionResponse:
+        session = await self._restore(session_id, cwd, mcp_servers, additional_directories, "session/load")
+        from langacp.replay import replay_history
+
+        await self._guard("session/load", replay_history(self.plugins, session.context, session.graph, session.sink, session.config))
+        await session.sink.flush()
+        return LoadSessionResponse(
+            modes=self.plugins.session_modes(session.context),
+            config_options=self.plugins.config_options(session.context) or None,
+        )
+
+    async def resume_session(
+        self,
+        session_id: str,
+        cwd: str,
+        additional_directories: list[str] | None = None,
+        mcp_servers: list[Any] | None = None,
+        **_: Any,
+    ) -> Any:
+        from acp.schema import ResumeSessionResponse
+
+        session = await self._restore(session_id, cwd, mcp_servers, additional_directories, "session/resume")
+        return ResumeSessionResponse(
+            modes=self.plugins.session_modes(session.context),
+            config_options=self.plugins.config_options(session.context) or None,
+        )
+
+    async def _restore(
+        self,
+        session_id: str,
+        cwd: str,
+        mcp_servers: list[Any] | None,
+        additional_directories: list[str] | None,
+        method: str,
+    ) -> Session:
+        _check_dirs(cwd, additional_directories)
+        live = self.sessions.get(session_id)
+        if live is not None:
+            if live.turn is not None and not live.turn.done():
+                raise RequestError.invalid_params({"details": "a prompt is running in this session"})
+            return live
+        _, store = await self._target_and_store()
+        record = await store.get(session_id)
+        if record is None:
+            raise RequestError.resource_not_found(session_id)
+        record.cwd = cwd
+        if additional_directories is not None:
+            record.additional_directories = list(additional_directories)
+        return await self._guard(method, self._open(record, mcp_servers, created=False))
+
+    async def _open(self, record: SessionRecord, mcp_servers: list[Any] | None, *, created: bool) -> Session:
+        from langacp.bridge import UpdateSink
+        from langacp.middleware import ToolGuardMiddleware
+        from langacp.target import SessionSetup
+
+        target, store = await self._target_and_store()
+        session_id = record.session_id
+        context = SessionContext(
+            session_id=session_id,
+            cwd=record.cwd,
+            additional_directories=record.additional_directories,
+            mcp_servers=list(mcp_servers or []),
+            client_capabilities=self.client_capabilities,
+            mode_id=record.mode_id,
+            client=self.client,
+        )
+        sink = UpdateSink(lambda update: self._send_update(session_id, update))
+
+        async def send_update(update: Any) -> None:
+            sink.put(update)
+
+        context.send_update = send_update
+        context.state["record"] = record
+        if created:
+            await self.plugins.session_created(context)
+        else:
+            await self.plugins.session_loaded(context)
+        setup = SessionSetup(session=context, checkpointer=store.checkpointer)
+        if target.is_factory:
+            setup.middleware = [ToolGuardMiddleware(self.plugins, context), *await self.plugins.session_middleware(context)]
+            setup.tools = await self.plugins.session_tools(context)
+            setup.system_prompt_additions = self.plugins.system_prompt_additions(context)
+        graph = await target.build(setup)
+        session = Session(context=context, record=record, graph=graph, sink=sink)
+        self.sessions[session_id] = session
+        await store.put(record)
+        commands = self.plugins.available_commands(context)
+        if commands:
+            from acp.helpers import update_available_commands
+
+            # Created now, it runs after this handler's response has been queued.
+            asyncio.get_running_loop().call_soon(sink.put, update_available_commands(commands))
+        return session
+
+    async def _send_update(self, session_id: str, update: Any) -> None:
+        if self.client is None:
+            return
+        await self.client.session_update(session_id=session_id, update=update)
+
+    async def list_sessions(self, cwd: str | None = None, cursor: str | None = None, **_: Any) -> ListSessionsResponse:
+        if cwd is not None and not os.path.isabs(cwd):
+            raise RequestError.invalid_params({"details": f"cwd must be an absolute path: {cwd!r}"})
+        _, store = await self._target_and_store()
+        records, next_cursor = await store.list(cwd=cwd, cursor=cursor)
+        return ListSessionsResponse(
+            sessions=[
+                SessionInfo(
+                    session_id=r.session_id,
+                    cwd=r.cwd,
+                    title=r.title,
+                    updated_at=r.updated_at,
+                    additional_directories=r.additional_directories or None,
+                )
+                for r in records
+            ],
+            next_cursor=next_cursor,
+        )
+
+    async def close_session(self, session_id: str, **_: Any) -> None:
+        session = self._session(session_id)
+        await self._close(session)
+
+    async def _close(self, session: Session) -> None:
+        if session.turn is not None and not session.turn.done():
+            session.turn.cancel()
+            await asyncio.gather(session.turn, return_exceptions=True)
+        self.sessions.pop(session.context.session_id, None)
+        try:
+            await self.plugins.session_closed(session.context)
+        except Exception:
+            log.exception("a plugin failed while closing session %s", session.context.session_id)
+        await session.sink.flush()
+        await session.sink.aclose()
+
+    def _session(self, session_id: str) -> Session:
+        session = self.sessions.get(session_id)
+        if session is None:
+            raise RequestError.resource_not_found(session_id)
+        return session
+
+    # -- modes and config ----------------------------------------------------------------------
+
+    async def set_session_mode(self, session_id: str, mode_id: str, **_: Any) -> SetSessionModeResponse:
+        session = self._session(session_id)
+        ok = await self._guard("session/set_mode", self.plugins.set_mode(session.context, mode_id))
+        if ok is None:
+            raise RequestError.method_not_found("session/set_mode")
+        if not ok:
+            raise RequestError.invalid_params({"details": f"unknown mode {mode_id!r}"})
+        from acp.helpers import update_current_mode
+
+        session.context.mode_id = session.record.mode_id = mode_id
+        session.sink.put(update_current_mode(mode_id))
+        await self._save(session)
+        return SetSessionModeResponse()
+
+    async def set_config_option(
+        self, config_id: str, session_id: str, value: str | bool, **_: Any
+    ) -> SetSessionConfigOptionResponse:
+        session = self._session(session_id)
+        ok = await self._guard(
+            "session/set_config_option", self.plugins.set_config_option(session.context, config_id, value)
+        )
+        if ok is None:
+            raise RequestError.invalid_params({"details": f"unknown config option {config_id!r}"})
+        if not ok:
+            raise RequestError.invalid_params({"details": f"invalid value for {config_id!r}: {value!r}"})
+        await self._save(session)
+        return SetSessionConfigOptionResponse(config_options=self.plugins.config_options(session.context))
+
+    async def _save(self, session: Session) -> None:
+        session.record.updated_at = now_iso()
+        _, store = await self._target_and_store()
+        await store.put(session.record)
+
+    # -- prompt and cancel ---------------------------------------------------------------------
+
+    async def prompt(self, session_id: str, prompt: list[Any], **_: Any) -> PromptResponse:
+        session = self._session(session_id)
+        if session.turn is not None and not session.turn.done():
+            raise RequestError.invalid_params(
+                {"details": "a prompt is already running in this session; cancel it or wait for it to end"}
+            )
+        if self._closing:
+            raise RequestError.internal_error({"details": "the agent is shutting down"})
+        session.turn = asyncio.get_running_loop().create_task(self._turn(session, prompt), name="langacp.turn")
+        try:
+            return await asyncio.shield(session.turn)
+        except asyncio.CancelledError:
+            # The connection is closing: stop the turn too.
+            session.turn.cancel()
+            raise
+
+    async def cancel(self, session_id: str, **_: Any) -> None:
+        session = self.sessions.get(session_id)
+        if session is not None and session.turn is not None and not session.turn.done():
+            session.turn.cancel()
+
+    async def _turn(self, session: Session, prompt: list[Any]) -> PromptResponse:
+        from langchain_core.messages import HumanMessage
+
+        from langacp.bridge import TurnRunner, repair_thread
+
+        context = session.context
+        command = await self._slash_command(session, prompt)
+        if command is not None:
+            return command
+        blocks: list[dict[str, Any]] = []
+        for block in prompt:
+            mapped = self.plugins.prompt_block(block, context)
+            if mapped is None:
+                raise RequestError.invalid_params(
+                    {"details": f"unsupported prompt content: {getattr(block, 'type', type(block).__name__)}"}
+                )
+            blocks.extend(mapped)
+        if session.record.title is None:
+            session.record.title = _title_from(blocks)
+        content: Any = blocks[0]["text"] if len(blocks) == 1 and blocks[0].get("type") == "text" else blocks
+        await self.plugins.prompt_started(context, prompt)
+        outcome = TurnOutcome()
+        runner = TurnRunner(self.plugins, context, session.sink, session.graph)
+        config: dict[str, Any] = {**session.config, "recursion_limit": self.recursion_limit}
+        try:
+            await runner.run({"messages": [HumanMessage(content=content)]}, config, outcome)
+        except asyncio.CancelledError:
+            outcome.cancelled = True
+        except Exception as exc:  # noqa: BLE001 - reported to the client below
+            outcome.error = exc
+        if outcome.cancelled or outcome.error is not None:
+            from langacp.bridge import CANCELLED_TEXT
+
+            reason = CANCELLED_TEXT if outcome.cancelled else f"Failed: {outcome.error}"
+            runner.close_open_tools(reason)
+            try:
+                await repair_thread(session.graph, session.config, reason)
+            except Exception:
+                log.exception("could not repair the thread of session %s", context.session_id)
+        stop_reason = self.plugins.stop_reason(context, outcome)
+        await session.sink.flush()
+        try:
+            await self.plugins.prompt_finished(context, stop_reason, outcome)
+        except Exception:
+            log.exception("a plugin failed in langacp_prompt_finished")
+        await self._save(session)
+        if outcome.error is not None and stop_reason == "end_turn":
+            log.error("turn failed in session %s", context.session_id, exc_info=outcome.error)
+            raise self.plugins.map_error(outcome.error, "session/prompt")
+        return PromptResponse(stop_reason=stop_reason)
+
+    async def _slash_command(self, session: Session, prompt: list[Any]) -> PromptResponse | None:
+        first = prompt[0] if prompt else None
+        text = getattr(first, "text", None) if getattr(first, "type", None) == "text" else None
+        if not text or not text.startswith("/"):
+            return None
+        name, _, argument = text[1:].partition(" ")
+        offered = {c.name for c in self.plugins.available_commands(session.context)}
+        if name not in offered:
+            return None
+        reply = await self.plugins.run_command(session.context, name, argument.strip())
+        if reply:
+            from acp import update_agent_message_text
+
+            session.sink.put(update_agent_message_text(reply))
+        await session.sink.flush()
+        return PromptResponse(stop_reason="end_turn")
+
+    # -- errors and shutdown -------------------------------------------------------------------
+
+    async def _guard(self, method: str, awaitable: Any) -> Any:
+        """Await ``awaitable``; any exception becomes a JSON-RPC error through the error hook."""
+        try:
+            return await awaitable
+        except RequestError:
+            raise
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            log.exception("error while serving %s", method)
+            raise self.plugins.map_error(exc, method) from exc
+
+    async def shutdown(self) -> None:
+        """Cancel running prompts and close every session (stdin EOF or a signal)."""
+        self._closing = True
+        sessions = list(self.sessions.values())
+        for session in sessions:
+            if session.turn is not None and not session.turn.done():
+                session.turn.cancel()
+        for session in sessions:
+            try:
+                await asyncio.wait_for(self._close(session), timeout=1.0)
+            except Exception:
+                log.exception("closing session %s failed", session.context.session_id)
+        if self._ready is not None and self._ready.done() and not self._ready.exception():
+            _, store = self._ready.result()
+            try:
+                await asyncio.wait_for(store.aclose(), timeout=1.0)
+            except Exception:
+                log.exception("closing the session store failed")
+
+
+def _check_dirs(cwd: str, additional_directories: list[str] | None) -> None:
+    for path in [cwd, *(additional_directories or [])]:
+        if not isinstance(path, str) or not os.path.isabs(path):
+            raise RequestError.invalid_params({"details": f"directories must be absolute paths: {path!r}"})
+
+
+def _title_from(blocks: list[dict[str, Any]]) -> str | None:
+    text = " ".join(b.get("text", "") for b in blocks if b.get("type") == "text").strip()
+    if not text:
+        return None
+    line = text.splitlines()[0]
+    return line if len(line) <= 80 else line[:79] + "…"
+
+
+def _log_load_failure(task: asyncio.Task[Any]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        log.error("langacp: cannot load the agent: %s", task.exception())

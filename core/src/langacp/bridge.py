@@ -1,0 +1,323 @@
+"""The LangGraph stream → ACP ``session/update`` bridge: one prompt turn of one session.
+
+Stream modes used: ``messages`` (tokens, reasoning, tool-call chunks, tool results),
+``updates`` (complete tool calls with their arguments, interrupts) and ``tools`` (a tool
+started). Updates go through an :class:`UpdateSink` so the graph never waits on the pipe.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import deque
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from langchain_core.messages import AIMessage, AIMessageChunk, ToolMessage
+
+from langacp.types import SessionContext, ToolCallInfo, TurnOutcome
+
+if TYPE_CHECKING:
+    from langacp.plugins import Plugins
+
+__all__ = ["TurnRunner", "UpdateSink", "repair_thread"]
+
+log = logging.getLogger("langacp.bridge")
+
+STREAM_MODES = ["messages", "updates", "tools"]
+CANCELLED_TEXT = "Cancelled by the user before it finished."
+_MAX_COALESCE = 64 * 1024
+
+
+class UpdateSink:
+    """Ordered outbox of one session's updates, sent by a background task.
+
+    The producer never awaits the pipe. When the client reads slower than the graph produces,
+    consecutive text chunks of the same kind are merged, so a long answer costs fewer
+    messages instead of a growing backlog.
+    """
+
+    def __init__(self, send: Callable[[Any], Awaitable[None]]) -> None:
+        self._send = send
+        self._queue: deque[Any] = deque()
+        self._wake = asyncio.Event()
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self._task: asyncio.Task[None] | None = None
+        self._broken = False
+
+    def put(self, update: Any) -> None:
+        if self._broken:
+            return
+        self._queue.append(update)
+        self._idle.clear()
+        self._wake.set()
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._run(), name="langacp.updates")
+
+    async def flush(self) -> None:
+        """Wait until every queued update has been written."""
+        await self._idle.wait()
+
+    async def aclose(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+            self._task = None
+
+    def _take(self) -> Any:
+        update = self._queue.popleft()
+        kind = getattr(update, "session_update", None)
+        if kind not in ("agent_message_chunk", "agent_thought_chunk") or update.content.type != "text":
+            return update
+        texts = [update.content.text]
+        size = len(texts[0])
+        while self._queue and size < _MAX_COALESCE:
+            nxt = self._queue[0]
+            if getattr(nxt, "session_update", None) != kind or nxt.content.type != "text":
+                break
+            self._queue.popleft()
+            texts.append(nxt.content.text)
+            size += len(nxt.content.text)
+        if len(texts) == 1:
+            return update
+        return update.model_copy(update={"content": update.content.model_copy(update={"text": "".join(texts)})})
+
+    async def _run(self) -> None:
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            while self._queue:
+                update = self._take()
+                try:
+                    await self._send(update)
+                except (ConnectionError, RuntimeError) as exc:
+                    log.warning("client connection closed; dropping session updates (%s)", exc)
+                    self._broken = True
+                    self._queue.clear()
+                except Exception:
+                    log.exception("failed to send a session update")
+            self._idle.set()
+
+
+@dataclass
+class _ToolState:
+    call: ToolCallInfo
+    status: str = "pending"
+    has_args: bool = False
+
+
+class TurnRunner:
+    """Streams one turn of a graph and reports it as ACP updates."""
+
+    def __init__(self, plugins: Plugins, session: SessionContext, sink: UpdateSink, graph: Any) -> None:
+        self.plugins = plugins
+        self.session = session
+        self.sink = sink
+        self.graph = graph
+        self.tools: dict[str, _ToolState] = {}
+        self._chunk_ids: dict[tuple[str, int], str] = {}
+        self._ai_ids: set[str] = set()
+
+    # -- the loop ----------------------------------------------------------------------------
+
+    async def run(self, graph_input: Any, config: dict[str, Any], outcome: TurnOutcome) -> None:
+        """Stream the graph until the turn ends; resume interrupts a plugin answers."""
+        from langgraph.types import Command
+
+        while True:
+            interrupts: list[Any] = []
+            async for mode, data in self.graph.astream(graph_input, config, stream_mode=STREAM_MODES):
+                if mode == "messages":
+                    self._on_message(data[0], data[1], outcome)
+                elif mode == "updates":
+                    interrupts.extend(self._on_updates(data, outcome))
+                elif mode == "tools":
+                    self._on_tool_event(data)
+            if not interrupts:
+                return
+            resume = self.plugins.resume_interrupt(self.session, interrupts)
+            if resume is None:
+                outcome.interrupted = True
+                self._say(
+                    "\n\nThe agent paused for human input (a LangGraph interrupt) that no installed "
+                    "langacp plugin can answer; install langacp-permissions to answer it from the editor."
+                )
+                return
+            graph_input = Command(resume=await resume)
+
+    # -- messages mode -------------------------------------------------------------------------
+
+    def _on_message(self, message: Any, metadata: dict[str, Any], outcome: TurnOutcome) -> None:
+        if isinstance(message, ToolMessage):
+            self._finish_tool(message)
+            return
+        if not isinstance(message, AIMessage):  # AIMessageChunk is an AIMessage
+            return
+        if metadata.get("langgraph_node") == "tools":
+            return  # a model called from inside a tool: not the agent's own answer
+        if message.id and message.id not in self._ai_ids:
+            self._ai_ids.add(message.id)
+        content = message.content
+        if isinstance(content, str) and not getattr(message, "tool_call_chunks", None) and not message.tool_calls:
+            if content:
+                self._emit_block({"type": "text", "text": content})
+        else:
+            for block in message.content_blocks:
+                btype = block.get("type")
+                if btype == "tool_call_chunk":
+                    self._on_tool_call_chunk(message.id or "", block)
+                elif btype == "tool_call":
+                    self._announce(block.get("id") or "", block.get("name") or "", block.get("args"))
+                elif btype not in ("invalid_tool_call", "server_tool_call", "server_tool_result"):
+                    self._emit_block(dict(block))
+        metadata_reason = (message.response_metadata or {}).get("finish_reason") or (
+            message.response_metadata or {}
+        ).get("stop_reason")
+        if metadata_reason:
+            outcome.finish_reason = str(metadata_reason)
+
+    def _emit_block(self, block: dict[str, Any]) -> None:
+        for update in self.plugins.output_block(block, self.session):
+            self.sink.put(update)
+
+    def _say(self, text: str) -> None:
+        self._emit_block({"type": "text", "text": text})
+
+    def _on_tool_call_chunk(self, message_id: str, block: dict[str, Any]) -> None:
+        index = block.get("index")
+        key = (message_id, index if isinstance(index, int) else -1)
+        call_id = block.get("id")
+        if call_id and block.get("name"):
+            self._chunk_ids[key] = call_id
+            self._announce(call_id, block["name"], None)
+
+    # -- updates mode --------------------------------------------------------------------------
+
+    def _on_updates(self, data: dict[str, Any], outcome: TurnOutcome) -> list[Any]:
+        interrupts: list[Any] = []
+        for node, update in data.items():
+            if node == "__interrupt__":
+                interrupts.extend(update if isinstance(update, (list, tuple)) else [update])
+                continue
+            messages = update.get("messages") if isinstance(update, dict) else None
+            messages = getattr(messages, "value", messages)  # langgraph Overwrite
+            if not isinstance(messages, (list, tuple)):
+                messages = [messages] if messages is not None else []
+            for message in messages:
+                if isinstance(message, AIMessage):
+                    outcome.model_calls += 1
+                    outcome.last_message = message
+                    reason = (message.response_metadata or {}).get("finish_reason") or (
+                        message.response_metadata or {}
+                    ).get("stop_reason")
+                    outcome.finish_reason = str(reason) if reason else outcome.finish_reason
+                    for tool_call in message.tool_calls:
+                        outcome.tool_calls += 1
+                        self._announce(tool_call.get("id") or "", tool_call["name"], tool_call.get("args") or {})
+                elif isinstance(message, ToolMessage):
+                    self._finish_tool(message)
+        return interrupts
+
+    # -- tools mode ----------------------------------------------------------------------------
+
+    def _on_tool_event(self, event: dict[str, Any]) -> None:
+        call_id = event.get("tool_call_id")
+        if not call_id:
+            return
+        if event.get("event") == "tool-started":
+            raw_input = event.get("input")
+            args = raw_input if isinstance(raw_input, dict) else None
+            self._announce(call_id, event.get("tool_name") or "tool", args)
+            state = self.tools[call_id]
+            if state.status == "pending":
+                state.status = "in_progress"
+                from acp import update_tool_call
+
+                self.sink.put(update_tool_call(call_id, status="in_progress"))
+
+    # -- tool call lifecycle -------------------------------------------------------------------
+
+    def _describe(self, call: ToolCallInfo) -> dict[str, Any]:
+        kind = self.plugins.tool_kind(call, self.session)
+        return {
+            "title": self.plugins.tool_title(call, self.session),
+            "kind": kind,
+            "locations": self.plugins.tool_locations(call, self.session) or None,
+        }
+
+    def _announce(self, call_id: str, name: str, args: dict[str, Any] | None) -> None:
+        """Report a tool call: ``tool_call`` the first time, ``tool_call_update`` once args are known."""
+        from acp import start_tool_call, update_tool_call
+
+        if not call_id:
+            return
+        state = self.tools.get(call_id)
+        if state is None:
+            call = ToolCallInfo(call_id, name, dict(args or {}))
+            state = self.tools[call_id] = _ToolState(call, has_args=args is not None)
+            self.sink.put(
+                start_tool_call(call_id, status="pending", raw_input=args if args is not None else None, **self._describe(call))
+            )
+        elif args is not None and not state.has_args:
+            state.call = ToolCallInfo(call_id, name or state.call.name, dict(args))
+            state.has_args = True
+            self.sink.put(update_tool_call(call_id, raw_input=args, **self._describe(state.call)))
+
+    def _finish_tool(self, message: ToolMessage) -> None:
+        from acp import update_tool_call
+
+        call_id = message.tool_call_id
+        state = self.tools.get(call_id)
+        if state is None:
+            self._announce(call_id, message.name or "tool", {})
+            state = self.tools[call_id]
+        if state.status in ("completed", "failed"):
+            return
+        state.status = "failed" if message.status == "error" else "completed"
+        content = self.plugins.tool_result_content(state.call, message, self.session)
+        self.sink.put(
+            update_tool_call(call_id, status=state.status, content=content or None, raw_output=_raw_output(message))  # type: ignore[arg-type]
+        )
+
+    def close_open_tools(self, reason: str) -> None:
+        """Mark every tool call still pending or running as failed (cancel, error)."""
+        from acp import text_block, tool_content, update_tool_call
+
+        for call_id, state in self.tools.items():
+            if state.status not in ("completed", "failed"):
+                state.status = "failed"
+                self.sink.put(update_tool_call(call_id, status="failed", content=[tool_content(text_block(reason))]))
+
+
+def _raw_output(message: ToolMessage) -> Any:
+    content = message.content
+    if isinstance(content, (str, list, dict)):
+        return content
+    return str(content)
+
+
+async def repair_thread(graph: Any, config: dict[str, Any], reason: str = CANCELLED_TEXT) -> int:
+    """Answer tool calls left without a result (after a cancel or a crash) with error ToolMessages.
+
+    Providers reject a conversation whose last AI message has unanswered tool calls, so the
+    next prompt would fail without this. Returns how many calls were repaired.
+    """
+    if getattr(graph, "checkpointer", None) is None:
+        return 0
+    state = await graph.aget_state(config)
+    messages = (state.values or {}).get("messages") or []
+    answered = {m.tool_call_id for m in messages if isinstance(m, ToolMessage)}
+    last_ai = next((m for m in reversed(messages) if isinstance(m, AIMessage)), None)
+    if last_ai is None:
+        return 0
+    missing = [tc for tc in last_ai.tool_calls if tc.get("id") and tc["id"] not in answered]
+    if not missing:
+        return 0
+    repairs = [
+        ToolMessage(content=reason, tool_call_id=tc["id"], name=tc["name"], status="error") for tc in missing
+    ]
+    as_node = "tools" if "tools" in getattr(graph, "nodes", {}) else None
+    await graph.aupdate_state(config, {"messages": repairs}, as_node=as_node)
+    return len(repairs)

@@ -1,0 +1,28 @@
+"""Default stop reasons (``end_turn``, ``cancelled``) and exception → JSON-RPC error mapping."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langacp.hookspecs import hookimpl
+from langacp.types import SessionContext, TurnOutcome
+
+
+@hookimpl(trylast=True)
+def langacp_stop_reason(session: SessionContext, outcome: TurnOutcome) -> str:
+    return "cancelled" if outcome.cancelled else "end_turn"
+
+
+@hookimpl(trylast=True)
+def langacp_map_error(error: BaseException, method: str) -> Any:
+    """Codes: -32602 invalid params, -32002 not found, -32000 auth required, -32603 internal."""
+    from acp import RequestError
+    from pydantic import ValidationError
+
+    if isinstance(error, RequestError):
+        return error
+    if isinstance(error, ValidationError):
+        return RequestError.invalid_params({"errors": error.errors(include_url=False, include_context=False)})
+    if isinstance(error, (ValueError, TypeError)) and method != "session/prompt":
+        return RequestError.invalid_params({"details": str(error)})
+    return RequestError.internal_error({"details": f"{type(error).__name__}: {error}"})

@@ -1,0 +1,285 @@
+"""The langacp plugin contract: every hook a plugin can implement, in one file.
+
+A plugin is any object or module with functions named like these specs and decorated with
+``langacp.hookimpl``; it is found through an entry point in group ``langacp``.
+
+Two kinds of hooks:
+
+* **Mappers** (``firstresult``): pluggy calls implementations one by one and stops at the
+  first that returns something other than ``None``. ``None`` means "not mine". The core's
+  defaults are registered ``trylast``, so any installed plugin overrides them.
+* **Collectors and notifications**: every implementation is called; collectors' lists are
+  concatenated in call order.
+
+Call order (so the winner between two plugins is deterministic): ``tryfirst``
+implementations, then plain ones, then ``trylast`` ones (the core's defaults come last of
+all). Within one tier, third-party plugins are called in alphabetical order of their entry
+point name.
+
+Hooks marked *async-capable* may return an awaitable; langacp awaits it. Every other hook is
+called synchronously on the event loop: keep it fast (a mapper is called once per tool call
+or content block, not per token).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pluggy
+
+if TYPE_CHECKING:
+    from collections.abc import Awaitable, Sequence
+
+    from acp import RequestError
+    from acp.schema import (
+        AgentCapabilities,
+        AvailableCommand,
+        ContentBlock,
+        SessionModeState,
+        StopReason,
+        ToolCallLocation,
+        ToolKind,
+    )
+
+    from langacp.types import PermissionDecision, SessionContext, ToolCallInfo, TurnOutcome
+
+PROJECT = "langacp"
+hookspec = pluggy.HookspecMarker(PROJECT)
+hookimpl = pluggy.HookimplMarker(PROJECT)
+
+# --------------------------------------------------------------------------------------------
+# Session lifecycle (notifications; async-capable)
+# --------------------------------------------------------------------------------------------
+
+
+@hookspec
+def langacp_session_created(session: SessionContext) -> Awaitable[None] | None:
+    """A session was created by ``session/new`` (or fork); async-capable."""
+
+
+@hookspec
+def langacp_session_loaded(session: SessionContext) -> Awaitable[None] | None:
+    """A stored session was restored by ``session/load`` or resume; async-capable."""
+
+
+@hookspec
+def langacp_prompt_started(session: SessionContext, prompt: Sequence[Any]) -> Awaitable[None] | None:
+    """A ``session/prompt`` turn starts; ``prompt`` holds the ACP content blocks. Async-capable."""
+
+
+@hookspec
+def langacp_prompt_finished(
+    session: SessionContext, stop_reason: StopReason, outcome: TurnOutcome
+) -> Awaitable[None] | None:
+    """A turn ended (also after a cancel or an error); async-capable."""
+
+
+@hookspec
+def langacp_session_closed(session: SessionContext) -> Awaitable[None] | None:
+    """A session is closed, by ``session/close`` or because the agent exits. Async-capable.
+
+    Free what the session holds (subprocesses, connections); stored data stays.
+    """
+
+
+# --------------------------------------------------------------------------------------------
+# Agent capabilities and authentication
+# --------------------------------------------------------------------------------------------
+
+
+@hookspec
+def langacp_agent_capabilities(capabilities: AgentCapabilities) -> None:
+    """Adjust the capabilities answered to ``initialize``, in place.
+
+    The core fills in what it supports; a plugin turns on what it adds (for example
+    ``capabilities.prompt_capabilities.image = True``). Must be cheap: ``initialize`` is on the
+    editor's start-up path.
+    """
+
+
+@hookspec
+def langacp_auth_methods() -> list[Any]:
+    """Return ACP auth methods (``acp.schema`` auth method models) this plugin offers."""
+
+
+@hookspec(firstresult=True)
+def langacp_authenticate(method_id: str) -> Awaitable[bool] | bool | None:
+    """Handle ``authenticate`` for ``method_id``: ``True`` on success, ``False`` to refuse.
+
+    ``None``: not my method. Async-capable: may return an awaitable of a bool.
+    """
+
+
+# --------------------------------------------------------------------------------------------
+# What a session's agent is built with (collectors; async-capable)
+# --------------------------------------------------------------------------------------------
+
+
+@hookspec
+def langacp_session_middleware(session: SessionContext) -> Sequence[Any] | Awaitable[Sequence[Any]] | None:
+    """Return LangChain ``AgentMiddleware`` instances to add to this session's agent.
+
+    Only agents built by a per-session factory receive them; a precompiled graph cannot.
+    Async-capable.
+    """
+
+
+@hookspec
+def langacp_session_tools(session: SessionContext) -> Sequence[Any] | Awaitable[Sequence[Any]] | None:
+    """Return LangChain tools to add to this session's agent (factory targets). Async-capable."""
+
+
+@hookspec
+def langacp_system_prompt(session: SessionContext) -> str | None:
+    """Return text to append to this session's system prompt (factory targets), or ``None``."""
+
+
+# --------------------------------------------------------------------------------------------
+# Tool calls as the editor shows them (mappers)
+# --------------------------------------------------------------------------------------------
+
+
+@hookspec(firstresult=True)
+def langacp_tool_kind(call: ToolCallInfo, session: SessionContext) -> ToolKind | None:
+    """Return the ACP tool kind (``read``, ``edit``, ``execute``, …) of a tool call."""
+
+
+@hookspec(firstresult=True)
+def langacp_tool_title(call: ToolCallInfo, session: SessionContext) -> str | None:
+    """Return the title a person reads for a tool call (e.g. ``Read README.md``)."""
+
+
+@hookspec(firstresult=True)
+def langacp_tool_locations(call: ToolCallInfo, session: SessionContext) -> list[ToolCallLocation] | None:
+    """Return the file locations a tool call touches (absolute paths), ``[]`` for none."""
+
+
+@hookspec(firstresult=True)
+def langacp_tool_result_content(call: ToolCallInfo, result: Any, session: SessionContext) -> list[Any] | None:
+    """Return ACP tool-call content (``acp.schema`` content / diff / terminal models) for a result.
+
+    ``result`` is the LangChain ``ToolMessage`` the tool produced.
+    """
+
+
+# --------------------------------------------------------------------------------------------
+# Content mapping, both directions (mappers)
+# --------------------------------------------------------------------------------------------
+
+
+@hookspec(firstresult=True)
+def langacp_prompt_block(block: ContentBlock, session: SessionContext) -> list[dict[str, Any]] | None:
+    """Map one ACP prompt block to LangChain standard content blocks (``{"type": "text", …}``).
+
+    ``None``: not mine. If no plugin maps a block, the prompt is refused with -32602.
+    """
+
+
+@hookspec(firstresult=True)
+def langacp_output_block(block: dict[str, Any], session: SessionContext) -> list[Any] | None:
+    """Map one LangChain output content block to ACP session updates.
+
+    ``block`` is a standard content block from ``AIMessageChunk.content_blocks`` (text,
+    reasoning, image, …; tool-call blocks are handled by the core). Return a list of
+    ``acp.schema`` session-update models (``[]`` to drop the block), or ``None``: not mine.
+    Called for every streamed block: keep it fast.
+    """
+
+
+# --------------------------------------------------------------------------------------------
+# Permissions (mapper + async-capable request)
+# --------------------------------------------------------------------------------------------
+
+
+@hookspec(firstresult=True)
+def langacp_permission(call: ToolCallInfo, kind: ToolKind, session: SessionContext) -> PermissionDecision | None:
+    """Decide whether a tool call may run: ``"allow"``, ``"ask"`` or ``"deny"``.
+
+    Enforced before the tool runs for factory targets (the core's tool guard middleware).
+    """
+
+
+@hookspec(firstresult=True)
+def langacp_ask_permission(
+    call: ToolCallInfo, kind: ToolKind, session: SessionContext
+) -> Awaitable[PermissionDecision] | None:
+    """Ask the user about a tool call the policy said ``"ask"`` for.
+
+    Return an awaitable resolving to ``"allow"`` or ``"deny"`` (``None``: not mine). The
+    core's default sends ``session/request_permission`` with allow-once / reject-once.
+    Raise ``asyncio.CancelledError`` if the client answered ``cancelled``.
+    """
+
+
+@hookspec(firstresult=True)
+def langacp_resume_interrupt(session: SessionContext, interrupts: Sequence[Any]) -> Awaitable[Any] | None:
+    """Answer LangGraph interrupts (e.g. ``HumanInTheLoopMiddleware``) that stopped a turn.
+
+    Return an awaitable resolving to the value to resume the graph with
+    (``Command(resume=value)``), or ``None``: not mine. If nobody answers, the turn ends and
+    the user is told why.
+    """
+
+
+# --------------------------------------------------------------------------------------------
+# Modes, config options, slash commands
+# --------------------------------------------------------------------------------------------
+
+
+@hookspec(firstresult=True)
+def langacp_session_modes(session: SessionContext) -> SessionModeState | None:
+    """Return the modes offered to this session and the current one, or ``None`` (no modes)."""
+
+
+@hookspec(firstresult=True)
+def langacp_set_mode(session: SessionContext, mode_id: str) -> Awaitable[bool] | bool | None:
+    """Switch the session to ``mode_id``: ``True`` done, ``False`` unknown mode, ``None`` not mine.
+
+    Async-capable. The core sends ``current_mode_update`` on success.
+    """
+
+
+@hookspec
+def langacp_config_options(session: SessionContext) -> list[Any] | None:
+    """Return ``acp.schema`` session config options (select / boolean) for this session."""
+
+
+@hookspec(firstresult=True)
+def langacp_set_config_option(
+    session: SessionContext, config_id: str, value: str | bool
+) -> Awaitable[bool] | bool | None:
+    """Set a config option: ``True`` done, ``False`` invalid value, ``None`` not mine. Async-capable."""
+
+
+@hookspec
+def langacp_available_commands(session: SessionContext) -> list[AvailableCommand] | None:
+    """Return slash commands (``acp.schema.AvailableCommand``) this plugin offers."""
+
+
+@hookspec(firstresult=True)
+def langacp_run_command(
+    session: SessionContext, name: str, argument: str
+) -> Awaitable[str | None] | str | None:
+    """Run slash command ``/name argument``; return the text to show (or an awaitable of it).
+
+    ``None``: not my command. Called for prompts that start with ``/``.
+    """
+
+
+# --------------------------------------------------------------------------------------------
+# Ending turns and errors (mappers)
+# --------------------------------------------------------------------------------------------
+
+
+@hookspec(firstresult=True)
+def langacp_stop_reason(session: SessionContext, outcome: TurnOutcome) -> StopReason | None:
+    """Return the ACP stop reason for a finished turn (core default: ``end_turn`` / ``cancelled``)."""
+
+
+@hookspec(firstresult=True)
+def langacp_map_error(error: BaseException, method: str) -> RequestError | None:
+    """Map an exception raised while serving ``method`` to a JSON-RPC error (``acp.RequestError``)."""
+
+
+HOOK_NAMES: Sequence[str] = tuple(name for name in list(globals()) if name.startswith("langacp_"))
+"""Names of every hook in this contract."""

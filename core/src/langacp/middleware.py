@@ -1,0 +1,69 @@
+"""The tool guard: the core's middleware around every tool call of a factory-built agent.
+
+It enforces the permission policy (``langacp_permission`` / ``langacp_ask_permission``)
+before a tool runs, and turns a tool that raises into a failed tool result so the turn goes
+on and the model can react.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from langchain.agents.middleware import AgentMiddleware
+from langchain_core.messages import ToolMessage
+from langgraph.errors import GraphBubbleUp
+
+from langacp.types import SessionContext, ToolCallInfo
+
+if TYPE_CHECKING:
+    from langchain.agents.middleware import ToolCallRequest
+    from langgraph.types import Command
+
+    from langacp.plugins import Plugins
+
+__all__ = ["ToolGuardMiddleware"]
+
+
+class ToolGuardMiddleware(AgentMiddleware):  # type: ignore[type-arg]
+    """Permission gate and error containment for tool calls."""
+
+    def __init__(self, plugins: Plugins, session: SessionContext) -> None:
+        super().__init__()
+        self.plugins = plugins
+        self.session = session
+
+    @property
+    def name(self) -> str:
+        return "langacp_tool_guard"
+
+    async def awrap_tool_call(
+        self,
+        request: ToolCallRequest,
+        handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command[Any]]],
+    ) -> ToolMessage | Command[Any]:
+        raw = request.tool_call
+        call = ToolCallInfo(tool_call_id=raw.get("id") or "", name=raw["name"], args=dict(raw.get("args") or {}))
+        kind = self.plugins.tool_kind(call, self.session)
+        decision = self.plugins.permission(call, kind, self.session)
+        if decision == "ask":
+            decision = await self.plugins.ask_permission(call, kind, self.session)
+        if decision != "allow":
+            reason = "was denied by the permission policy" if decision == "deny" else "was declined by the user"
+            return ToolMessage(
+                content=f"The call to {call.name} {reason}; it did not run. Do not retry it unchanged.",
+                tool_call_id=call.tool_call_id,
+                name=call.name,
+                status="error",
+            )
+        try:
+            return await handler(request)
+        except GraphBubbleUp:  # interrupts and control flow belong to LangGraph
+            raise
+        except Exception as exc:  # a failing tool fails its call, not the turn
+            return ToolMessage(
+                content=f"Error: {type(exc).__name__}: {exc}",
+                tool_call_id=call.tool_call_id,
+                name=call.name,
+                status="error",
+            )

@@ -1,0 +1,316 @@
+"""Plugin manager: finds plugins by entry point, blocks, lists, and calls hooks through a typed facade.
+
+Entry points in group ``langacp`` are loaded one at a time: a plugin that fails to import or
+to register is reported on stderr and skipped, the others still load. (pluggy's own
+``load_setuptools_entrypoints`` stops at the first broken one.)
+
+Blocking: ``-p no:NAME`` on the command line or ``LANGACP_DISABLE_PLUGINS=a,b``.
+``LANGACP_DISABLE_PLUGIN_AUTOLOAD=1`` loads no entry point except those named with ``-p NAME``.
+The core's defaults are always registered (``trylast``) and cannot be blocked.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import os
+from collections.abc import Awaitable, Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from importlib.metadata import EntryPoint, entry_points
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
+
+import pluggy
+
+from langacp import hookspecs
+from langacp.types import PermissionDecision, SessionContext, ToolCallInfo, TurnOutcome
+
+if TYPE_CHECKING:
+    from acp import RequestError
+    from acp.schema import (
+        AgentCapabilities,
+        AvailableCommand,
+        ContentBlock,
+        SessionModeState,
+        StopReason,
+        ToolCallLocation,
+        ToolKind,
+    )
+
+__all__ = ["ENTRY_POINT_GROUP", "PluginRecord", "Plugins", "load_plugins"]
+
+log = logging.getLogger("langacp.plugins")
+
+ENTRY_POINT_GROUP = "langacp"
+DISABLE_ENV = "LANGACP_DISABLE_PLUGINS"
+NO_AUTOLOAD_ENV = "LANGACP_DISABLE_PLUGIN_AUTOLOAD"
+
+T = TypeVar("T")
+
+
+@dataclass
+class PluginRecord:
+    """One plugin as ``langacp plugins`` lists it."""
+
+    name: str
+    status: Literal["builtin", "loaded", "blocked", "broken", "not-loaded"]
+    distribution: str | None = None
+    version: str | None = None
+    hooks: list[str] = field(default_factory=list)
+    error: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _truthy(value: str | None) -> bool:
+    return (value or "").strip().lower() not in ("", "0", "false", "no", "off")
+
+
+def _split_names(value: str | None) -> set[str]:
+    return {part.strip() for part in (value or "").replace(";", ",").split(",") if part.strip()}
+
+
+def parse_plugin_options(options: Iterable[str]) -> tuple[set[str], set[str]]:
+    """Split ``-p`` values into (blocked names, explicitly enabled names)."""
+    blocked: set[str] = set()
+    enabled: set[str] = set()
+    for option in options:
+        if option.startswith("no:"):
+            blocked.add(option[3:])
+        else:
+            enabled.add(option)
+    return blocked, enabled
+
+
+class Plugins:
+    """The plugin manager and a typed facade over its hooks.
+
+    The rest of langacp calls these methods, never ``pm.hook.*`` directly, so a type checker
+    sees the contract. A mapper implementation that raises is logged and the core default is
+    used instead: a broken plugin cannot take a session down.
+    """
+
+    def __init__(self) -> None:
+        self.pm = pluggy.PluginManager(hookspecs.PROJECT)
+        self.pm.add_hookspecs(hookspecs)
+        self.records: list[PluginRecord] = []
+        from langacp.default_plugins import DEFAULT_PLUGINS
+
+        self._defaults = DEFAULT_PLUGINS
+        for name, module in DEFAULT_PLUGINS:
+            self.pm.register(module, name=name)
+            self.records.append(PluginRecord(name, "builtin", "langacp", _version("langacp"), _hooks_of(self.pm, module)))
+
+    # -- loading ---------------------------------------------------------------------------
+
+    def load_entry_points(
+        self,
+        *,
+        blocked: Iterable[str] = (),
+        enabled: Iterable[str] = (),
+        autoload: bool | None = None,
+    ) -> None:
+        """Load plugins from entry points, one by one, honouring blocks and the autoload switch."""
+        blocked_set = set(blocked) | _split_names(os.environ.get(DISABLE_ENV))
+        enabled_set = set(enabled)
+        if autoload is None:
+            autoload = not _truthy(os.environ.get(NO_AUTOLOAD_ENV))
+        found = sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda ep: ep.name)
+        # pluggy calls the most recently registered implementation first: register in reverse
+        # alphabetical order so that, within a tier, the alphabetically first plugin wins.
+        for ep in reversed(found):
+            dist = ep.dist.name if ep.dist is not None else None
+            version = ep.dist.version if ep.dist is not None else None
+            if ep.name in blocked_set:
+                self.records.append(PluginRecord(ep.name, "blocked", dist, version))
+                continue
+            if not autoload and ep.name not in enabled_set:
+                self.records.append(PluginRecord(ep.name, "not-loaded", dist, version))
+                continue
+            self._load_one(ep, dist, version)
+        self.records.sort(key=lambda r: (r.status != "builtin", r.name))
+
+    def _load_one(self, ep: EntryPoint, dist: str | None, version: str | None) -> None:
+        if self.pm.has_plugin(ep.name):
+            return
+        try:
+            plugin = ep.load()
+            self.pm.register(plugin, name=ep.name)
+        except Exception as exc:  # noqa: BLE001 - any failure of a third-party plugin
+            self._broken(ep.name, dist, version, f"{type(exc).__name__}: {exc}")
+            return
+        unknown = [c.name for c in self.pm.get_hookcallers(plugin) or [] if not c.has_spec()]
+        if unknown:
+            self.pm.unregister(plugin)
+            self._broken(ep.name, dist, version, f"implements unknown hooks: {', '.join(sorted(unknown))}")
+            return
+        self.records.append(PluginRecord(ep.name, "loaded", dist, version, _hooks_of(self.pm, plugin)))
+
+    def _broken(self, name: str, dist: str | None, version: str | None, error: str) -> None:
+        log.error("langacp: plugin %r (%s) failed to load and was skipped: %s", name, dist, error)
+        self.records.append(PluginRecord(name, "broken", dist, version, error=error))
+
+    def register(self, plugin: object, name: str | None = None) -> None:
+        """Register a plugin object from code (tests, embedding applications)."""
+        self.pm.register(plugin, name=name)
+        self.records.append(
+            PluginRecord(name or self.pm.get_name(plugin) or repr(plugin), "loaded", hooks=_hooks_of(self.pm, plugin))
+        )
+
+    # -- calling -----------------------------------------------------------------------------
+
+    def _first(self, hook: str, **kwargs: Any) -> Any:
+        """Call a firstresult hook; on a plugin error, log it and fall back to the core default."""
+        try:
+            return getattr(self.pm.hook, hook)(**kwargs)
+        except Exception:
+            log.exception("langacp: a plugin's %s failed; using the core default", hook)
+            for _, module in self._defaults:
+                impl = getattr(module, hook, None)
+                if impl is not None:
+                    return impl(**kwargs)
+            return None
+
+    def _all(self, hook: str, **kwargs: Any) -> list[Any]:
+        return cast("list[Any]", getattr(self.pm.hook, hook)(**kwargs))
+
+    async def _all_async(self, hook: str, **kwargs: Any) -> list[Any]:
+        results = []
+        for result in self._all(hook, **kwargs):
+            results.append(await result if inspect.isawaitable(result) else result)
+        return results
+
+    @staticmethod
+    async def _resolve(value: T | Awaitable[T]) -> T:
+        return await value if inspect.isawaitable(value) else cast("T", value)
+
+    # lifecycle
+    async def session_created(self, session: SessionContext) -> None:
+        await self._all_async("langacp_session_created", session=session)
+
+    async def session_loaded(self, session: SessionContext) -> None:
+        await self._all_async("langacp_session_loaded", session=session)
+
+    async def prompt_started(self, session: SessionContext, prompt: Sequence[Any]) -> None:
+        await self._all_async("langacp_prompt_started", session=session, prompt=prompt)
+
+    async def prompt_finished(self, session: SessionContext, stop_reason: StopReason, outcome: TurnOutcome) -> None:
+        await self._all_async("langacp_prompt_finished", session=session, stop_reason=stop_reason, outcome=outcome)
+
+    async def session_closed(self, session: SessionContext) -> None:
+        await self._all_async("langacp_session_closed", session=session)
+
+    # capabilities and auth
+    def agent_capabilities(self, capabilities: AgentCapabilities) -> AgentCapabilities:
+        self._all("langacp_agent_capabilities", capabilities=capabilities)
+        return capabilities
+
+    def auth_methods(self) -> list[Any]:
+        return [m for methods in self._all("langacp_auth_methods") for m in methods or []]
+
+    async def authenticate(self, method_id: str) -> bool | None:
+        result = self._first("langacp_authenticate", method_id=method_id)
+        return None if result is None else bool(await self._resolve(result))
+
+    # per-session contributions
+    async def session_middleware(self, session: SessionContext) -> list[Any]:
+        return [m for ms in await self._all_async("langacp_session_middleware", session=session) for m in ms or []]
+
+    async def session_tools(self, session: SessionContext) -> list[Any]:
+        return [t for ts in await self._all_async("langacp_session_tools", session=session) for t in ts or []]
+
+    def system_prompt_additions(self, session: SessionContext) -> list[str]:
+        return [s for s in self._all("langacp_system_prompt", session=session) if s]
+
+    # tool mapping
+    def tool_kind(self, call: ToolCallInfo, session: SessionContext) -> ToolKind:
+        return cast("ToolKind", self._first("langacp_tool_kind", call=call, session=session) or "other")
+
+    def tool_title(self, call: ToolCallInfo, session: SessionContext) -> str:
+        return cast(str, self._first("langacp_tool_title", call=call, session=session) or call.name)
+
+    def tool_locations(self, call: ToolCallInfo, session: SessionContext) -> list[ToolCallLocation]:
+        return cast("list[ToolCallLocation]", self._first("langacp_tool_locations", call=call, session=session) or [])
+
+    def tool_result_content(self, call: ToolCallInfo, result: Any, session: SessionContext) -> list[Any]:
+        return cast(
+            "list[Any]", self._first("langacp_tool_result_content", call=call, result=result, session=session) or []
+        )
+
+    # content mapping
+    def prompt_block(self, block: ContentBlock, session: SessionContext) -> list[dict[str, Any]] | None:
+        return cast("list[dict[str, Any]] | None", self._first("langacp_prompt_block", block=block, session=session))
+
+    def output_block(self, block: dict[str, Any], session: SessionContext) -> list[Any]:
+        return cast("list[Any]", self._first("langacp_output_block", block=block, session=session) or [])
+
+    # permissions
+    def permission(self, call: ToolCallInfo, kind: ToolKind, session: SessionContext) -> PermissionDecision:
+        result = self._first("langacp_permission", call=call, kind=kind, session=session)
+        return cast(PermissionDecision, result if result in ("allow", "ask", "deny") else "ask")
+
+    async def ask_permission(self, call: ToolCallInfo, kind: ToolKind, session: SessionContext) -> PermissionDecision:
+        result = self._first("langacp_ask_permission", call=call, kind=kind, session=session)
+        decision = await self._resolve(result) if result is not None else "deny"
+        return "allow" if decision == "allow" else "deny"
+
+    def resume_interrupt(self, session: SessionContext, interrupts: Sequence[Any]) -> Awaitable[Any] | None:
+        return cast(
+            "Awaitable[Any] | None", self._first("langacp_resume_interrupt", session=session, interrupts=interrupts)
+        )
+
+    # modes, config, commands
+    def session_modes(self, session: SessionContext) -> SessionModeState | None:
+        return cast("SessionModeState | None", self._first("langacp_session_modes", session=session))
+
+    async def set_mode(self, session: SessionContext, mode_id: str) -> bool | None:
+        result = self._first("langacp_set_mode", session=session, mode_id=mode_id)
+        return None if result is None else bool(await self._resolve(result))
+
+    def config_options(self, session: SessionContext) -> list[Any]:
+        return [o for opts in self._all("langacp_config_options", session=session) for o in opts or []]
+
+    async def set_config_option(self, session: SessionContext, config_id: str, value: str | bool) -> bool | None:
+        result = self._first("langacp_set_config_option", session=session, config_id=config_id, value=value)
+        return None if result is None else bool(await self._resolve(result))
+
+    def available_commands(self, session: SessionContext) -> list[AvailableCommand]:
+        return [c for cs in self._all("langacp_available_commands", session=session) for c in cs or []]
+
+    async def run_command(self, session: SessionContext, name: str, argument: str) -> str | None:
+        result = self._first("langacp_run_command", session=session, name=name, argument=argument)
+        return None if result is None else cast("str | None", await self._resolve(result))
+
+    # turns and errors
+    def stop_reason(self, session: SessionContext, outcome: TurnOutcome) -> StopReason:
+        return cast("StopReason", self._first("langacp_stop_reason", session=session, outcome=outcome) or "end_turn")
+
+    def map_error(self, error: BaseException, method: str) -> RequestError:
+        from acp import RequestError
+
+        result = self._first("langacp_map_error", error=error, method=method)
+        if isinstance(result, RequestError):
+            return result
+        return RequestError.internal_error({"details": str(error) or type(error).__name__})
+
+
+def _version(dist: str) -> str | None:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(dist)
+    except PackageNotFoundError:
+        return None
+
+
+def _hooks_of(pm: pluggy.PluginManager, plugin: object) -> list[str]:
+    return sorted(c.name for c in pm.get_hookcallers(plugin) or [])
+
+
+def load_plugins(
+    *, blocked: Iterable[str] = (), enabled: Iterable[str] = (), autoload: bool | None = None
+) -> Plugins:
+    """Build a plugin manager with the core defaults and every allowed entry-point plugin."""
+    plugins = Plugins()
+    plugins.load_entry_points(blocked=blocked, enabled=enabled, autoload=autoload)
+    return plugins

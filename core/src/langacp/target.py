@@ -1,0 +1,155 @@
+"""What ``langacp serve TARGET`` serves: a compiled graph, or a factory that builds one per session.
+
+TARGET is ``package.module:attr`` or ``path/to/file.py:attr`` (``attr`` defaults to ``agent``,
+then ``graph``). A **factory** is a callable taking a :class:`SessionSetup` (sync or async) and
+returning a compiled graph: it is how plugins reach inside the agent (middleware, tools,
+system-prompt additions). A **compiled graph** is served as it is: nothing can be inserted
+into it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from langacp.types import SessionContext
+
+__all__ = ["SessionSetup", "Target", "TargetError", "load_target"]
+
+DEFAULT_ATTRS = ("agent", "graph")
+
+
+class TargetError(Exception):
+    """TARGET could not be imported or is not something langacp can serve."""
+
+
+@dataclass
+class SessionSetup:
+    """What plugins contribute to one session's agent; a factory passes it on to ``create_agent``.
+
+    The simplest factory::
+
+        def agent(setup: SessionSetup):
+            return setup.create_agent(model, tools=[my_tool], system_prompt="You are …")
+    """
+
+    session: SessionContext
+    checkpointer: Any
+    """The session store's LangGraph checkpointer: pass it to ``create_agent``."""
+    middleware: list[Any] = field(default_factory=list)
+    tools: list[Any] = field(default_factory=list)
+    system_prompt_additions: list[str] = field(default_factory=list)
+
+    def system_prompt(self, base: str | None = None) -> str | None:
+        """``base`` followed by the plugins' additions (``None`` if there is nothing)."""
+        parts = [p for p in (base, *self.system_prompt_additions) if p]
+        return "\n\n".join(parts) if parts else None
+
+    def create_agent(
+        self,
+        model: Any,
+        tools: Sequence[Any] = (),
+        *,
+        system_prompt: str | None = None,
+        middleware: Sequence[Any] = (),
+        **kwargs: Any,
+    ) -> Any:
+        """``langchain.agents.create_agent`` with this session's contributions merged in."""
+        from langchain.agents import create_agent
+
+        return create_agent(
+            model,
+            tools=[*tools, *self.tools],
+            system_prompt=self.system_prompt(system_prompt),
+            middleware=[*self.middleware, *middleware],
+            checkpointer=kwargs.pop("checkpointer", self.checkpointer),
+            **kwargs,
+        )
+
+
+@dataclass
+class Target:
+    """A resolved TARGET: exactly one of ``graph`` and ``factory`` is set."""
+
+    spec: str
+    graph: Any = None
+    factory: Any = None
+
+    @property
+    def is_factory(self) -> bool:
+        return self.factory is not None
+
+    async def build(self, setup: SessionSetup) -> Any:
+        """The compiled graph for one session."""
+        if self.factory is None:
+            return self.graph
+        params = [
+            p
+            for p in inspect.signature(self.factory).parameters.values()
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty
+        ]
+        result = self.factory(setup) if params else self.factory()
+        if inspect.isawaitable(result):
+            result = await result
+        if not _is_graph(result):
+            raise TargetError(f"factory {self.spec} returned {type(result).__name__}, not a compiled graph")
+        return result
+
+
+def _is_graph(obj: Any) -> bool:
+    from langgraph.pregel import Pregel
+
+    return isinstance(obj, Pregel)
+
+
+def _import_file(path: Path) -> Any:
+    name = f"_langacp_target_{path.stem}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise TargetError(f"cannot import {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, str(path.parent))  # sibling imports, as `python file.py` allows
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def load_target(spec: str) -> Target:
+    """Import TARGET and tell a compiled graph from a factory."""
+    module_part, _, attr = spec.partition(":")
+    if not module_part:
+        raise TargetError(f"empty TARGET {spec!r}: expected module:attr or path/to/file.py:attr")
+    try:
+        if module_part.endswith(".py") or "/" in module_part or "\\" in module_part:
+            path = Path(module_part).expanduser().resolve()
+            if not path.is_file():
+                raise TargetError(f"no such file: {path}")
+            module = _import_file(path)
+        else:
+            if "" not in sys.path and str(Path.cwd()) not in sys.path:
+                sys.path.insert(0, str(Path.cwd()))
+            module = importlib.import_module(module_part)
+    except TargetError:
+        raise
+    except Exception as exc:
+        raise TargetError(f"cannot import {module_part}: {type(exc).__name__}: {exc}") from exc
+    attrs = [attr] if attr else list(DEFAULT_ATTRS)
+    for name in attrs:
+        obj = module
+        try:
+            for part in name.split("."):
+                obj = getattr(obj, part)
+        except AttributeError:
+            continue
+        if _is_graph(obj):
+            return Target(spec, graph=obj)
+        if callable(obj):
+            return Target(spec, factory=obj)
+        raise TargetError(f"{spec} is a {type(obj).__name__}: expected a compiled graph or a factory")
+    raise TargetError(f"{module_part} has no attribute {' or '.join(attrs)}")

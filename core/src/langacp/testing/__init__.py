@@ -1,0 +1,1 @@
+"""Test helpers for langacp: scripted chat models and friends."""

@@ -1,0 +1,69 @@
+"""Plain data types passed to hooks.
+
+Kept free of LangChain and ACP imports at runtime so that loading plugins (done before
+``initialize`` is answered) stays cheap.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from acp.schema import ClientCapabilities
+
+__all__ = [
+    "PermissionDecision",
+    "SessionContext",
+    "ToolCallInfo",
+    "TurnOutcome",
+]
+
+PermissionDecision = Literal["allow", "ask", "deny"]
+"""What a permission policy says about one tool call."""
+
+
+@dataclass
+class SessionContext:
+    """What langacp knows about one ACP session; handed to every session-scoped hook.
+
+    ``state`` is scratch space for plugins: key it by your plugin name. ``send_update`` sends
+    one ``session/update`` for this session (an ACP update model from ``acp.schema``).
+    """
+
+    session_id: str
+    cwd: str
+    additional_directories: list[str] = field(default_factory=list)
+    mcp_servers: list[Any] = field(default_factory=list)
+    client_capabilities: ClientCapabilities | None = None
+    mode_id: str | None = None
+    state: dict[str, Any] = field(default_factory=dict)
+    send_update: Callable[[Any], Awaitable[None]] | None = None
+    client: Any = None
+    """The SDK's connection to the client (``acp.Client``): permission requests, fs, terminal."""
+
+
+@dataclass(frozen=True)
+class ToolCallInfo:
+    """One tool call the model made: what mappers and permission policies look at."""
+
+    tool_call_id: str
+    name: str
+    args: dict[str, Any]
+
+
+@dataclass
+class TurnOutcome:
+    """How a prompt turn ended; the stop-reason hook reads it."""
+
+    cancelled: bool = False
+    last_message: Any = None
+    """The last ``AIMessage`` the model produced in this turn, if any."""
+    finish_reason: str | None = None
+    """The provider's ``finish_reason`` / ``stop_reason`` from the last model response."""
+    model_calls: int = 0
+    tool_calls: int = 0
+    error: BaseException | None = None
+    interrupted: bool = False
+    """The graph stopped on an interrupt nobody resumed."""
