@@ -13,7 +13,7 @@ import time
 from typing import Any
 
 from langchain.agents import create_agent
-from langchain_core.messages import BaseMessage, HumanMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.tools import tool
 
 from langacp import SessionSetup
@@ -46,7 +46,22 @@ def explode(reason: str = "boom") -> str:
     raise ValueError(reason)
 
 
-TOOLS = [add, slow_async, slow_sync, explode]
+@tool
+def noisy() -> str:
+    """Prints to stdout, which must not corrupt the protocol stream."""
+    print("NOISY TOOL OUTPUT ON STDOUT", flush=True)
+    return "printed"
+
+
+TOOLS = [add, slow_async, slow_sync, explode, noisy]
+
+
+def _dangling(messages: list[BaseMessage]) -> int:
+    """Tool calls in the thread that have no ToolMessage answering them."""
+    answered = {m.tool_call_id for m in messages if isinstance(m, ToolMessage)}
+    return sum(
+        1 for m in messages if isinstance(m, AIMessage) for tc in m.tool_calls if tc.get("id") not in answered
+    )
 
 
 def _turn(messages: list[BaseMessage]) -> tuple[str, list[ToolMessage]]:
@@ -90,6 +105,13 @@ def respond(messages: list[BaseMessage]) -> Reply:
         return Reply(tool_calls=[ScriptedToolCall("add", {"a": 0, "b": 1})])
     if verb == "error":
         return Reply(error=RuntimeError(rest or "the model failed"))
+    if verb == "truncated":
+        return Reply(text="cut off mid", finish_reason="length")
+    if verb == "dangling":
+        return Reply(text=f"dangling: {_dangling(messages)}")
+    if verb == "sysprompt":
+        system = next((m.text for m in messages if isinstance(m, SystemMessage)), "")
+        return Reply(text=f"system: {system}")
     if verb == "history":
         return Reply(text=" | ".join(m.text for m in messages if isinstance(m, HumanMessage)))
     return Reply(text=f"You said: {command}")
@@ -102,6 +124,14 @@ def make_model() -> ScriptedChatModel:
 def agent(setup: SessionSetup) -> Any:
     """Per-session factory: plugins' middleware and tools are merged in."""
     return setup.create_agent(make_model(), tools=TOOLS, system_prompt="You are a scripted test agent.")
+
+
+def hitl_agent(setup: SessionSetup) -> Any:
+    """A human-in-the-loop agent: calls to ``add`` interrupt for approval."""
+    from langchain.agents.middleware import HumanInTheLoopMiddleware
+
+    hitl = HumanInTheLoopMiddleware(interrupt_on={"add": True})
+    return setup.create_agent(make_model(), tools=TOOLS, middleware=[hitl])
 
 
 graph = create_agent(make_model(), tools=TOOLS)

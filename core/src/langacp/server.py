@@ -85,11 +85,13 @@ def serve(
 
     plugins = load_plugins(blocked=blocked, enabled=enabled)
     agent = LangacpAgent(target, plugins, store_url=store, recursion_limit=recursion_limit)
+    # Not asyncio.run(): it would wait for the default executor, i.e. for a synchronous tool
+    # still sleeping in a worker thread, which cannot be stopped.
+    loop = asyncio.new_event_loop()
     try:
-        asyncio.run(_run(agent))
+        loop.run_until_complete(_run(agent))
     except KeyboardInterrupt:
         pass
     logging.shutdown()
     sys.stderr.flush()
-    # A synchronous tool still running in a worker thread cannot be stopped; do not wait for it.
     os._exit(0)

@@ -1,0 +1,518 @@
+"""langacp benchmark: what serving a LangGraph agent over ACP costs, against the graph run in-process.
+
+Run from the repository root::
+
+    python tests/bench/bench.py [--quick] [--json PATH]
+
+It serves ``tests/agents/scripted.py:agent`` with ``langacp serve`` as a subprocess, drives it
+over real stdin/stdout pipes with :class:`langacp.client.RecordingClient`, and prints one
+Markdown table. Every ratio compares two numbers measured in the same run, on the same
+machine, so it is meaningful even where absolute numbers are not. Nothing is asserted on
+time; the script exits 0 unless something crashes or an answer arrives wrong.
+
+Rows:
+
+- **Streaming N tokens**: tokens/s of an N-word answer (prompt ``long N``: ``w0 w1 …``) from
+  sending ``session/prompt`` until the client holds both the ``PromptResponse`` and the whole
+  text (words of the ``agent_message_chunk`` texts; the text is checked to be exactly the
+  expected one). Baseline: the same graph (``create_agent`` with the same scripted model,
+  tools, system prompt and an ``InMemorySaver`` checkpointer, as the factory builds it)
+  consumed in-process with ``astream(stream_mode="messages")``. Ratio = served / in-process;
+  1.0 means langacp adds nothing, the goal is >= 0.8.
+- **Streaming growth**: tokens/s at the large size divided by tokens/s at the small size,
+  for both paths. Near 1.0 means no slowdown as answers grow; well below 1.0 means a cost
+  that grows faster than the answer (quadratic work somewhere).
+- **Tools**: ``tools N`` makes N sequential ``add`` calls in one turn (N + 1 model calls).
+  Completed tool calls/s: ``tool_call_update`` with status ``completed`` over ACP, against
+  ``ToolMessage``s from the in-process ``astream(stream_mode="messages")``. Goal >= 0.9.
+- **Cold start**: median wall time from spawning ``langacp serve`` to the ``initialize``
+  response and to the first ``session/new`` response (which waits for LangChain and the
+  target to import), beside the floors ``python -c "import acp"`` and ``python -c "import
+  langchain.agents"`` (spawn to exit). The ratio column gives the difference to the
+  ``import acp`` floor; goal: initialize within 0.3 s of it.
+- **Concurrency**: S sessions of one agent process each stream a ``long M`` answer at once;
+  aggregate tokens/s against one session alone in the same process. Goal >= 0.9 (the
+  process should not lose throughput to contention).
+- **Memory**: RSS (``VmRSS``) of the agent process after ``initialize`` (before the target
+  is imported), after one session with one ``echo hi`` prompt, and after K such sessions;
+  per-session KB = (RSS after K - RSS after 1) / (K - 1).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib.util
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections import defaultdict
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import IO, Any
+
+REPO = Path(__file__).resolve().parents[2]
+TARGET = "tests/agents/scripted.py:agent"
+AGENT_CMD = [sys.executable, "-m", "langacp.cli", "serve", TARGET]
+SYSTEM_PROMPT = "You are a scripted test agent."  # what tests/agents/scripted.py:agent uses
+RECURSION_LIMIT = 1000  # langacp serve's default
+
+
+@dataclass(frozen=True)
+class Sizes:
+    """Workload sizes of one run."""
+
+    stream_small: int
+    stream_large: int
+    tools: int
+    sessions: int
+    session_tokens: int
+    rss_sessions: int
+    runs: int
+
+
+FULL = Sizes(stream_small=2_000, stream_large=20_000, tools=200, sessions=20, session_tokens=2_000, rss_sessions=100, runs=5)
+QUICK = Sizes(stream_small=500, stream_large=5_000, tools=50, sessions=5, session_tokens=2_000, rss_sessions=20, runs=3)
+
+
+class BenchmarkError(RuntimeError):
+    """A wrong answer or a broken agent: the benchmark cannot go on."""
+
+
+def expected_text(n: int) -> str:
+    """What the scripted model answers to ``long n``."""
+    return "".join(f"w{i} " for i in range(n))
+
+
+def _load_scripted() -> Any:
+    path = REPO / "tests" / "agents" / "scripted.py"
+    spec = importlib.util.spec_from_file_location("_bench_scripted", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# -- the client side ------------------------------------------------------------------------------
+
+
+def _make_client() -> Any:
+    """A RecordingClient that also keeps per-session text and completed-tool counters (O(1) per update)."""
+    from langacp.client import RecordingClient, update_text
+
+    class BenchClient(RecordingClient):
+        def __init__(self) -> None:
+            super().__init__()
+            self.texts: dict[str, list[str]] = defaultdict(list)
+            self.chars: dict[str, int] = defaultdict(int)
+            self.completed: dict[str, int] = defaultdict(int)
+            self.last_update: dict[str, float] = {}
+
+        async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
+            kind = getattr(update, "session_update", None)
+            if kind == "agent_message_chunk":
+                text = update_text(update)
+                self.texts[session_id].append(text)
+                self.chars[session_id] += len(text)
+            elif kind == "tool_call_update" and getattr(update, "status", None) == "completed":
+                self.completed[session_id] += 1
+            self.last_update[session_id] = time.perf_counter()
+            await super().session_update(session_id, update, **kwargs)
+
+        def full_text(self, session_id: str) -> str:
+            return "".join(self.texts[session_id])
+
+    return BenchClient()
+
+
+@asynccontextmanager
+async def agent_process(client: Any) -> AsyncIterator[tuple[Any, asyncio.subprocess.Process]]:
+    """``langacp serve`` on the scripted agent, its stderr in a temporary file shown if anything fails."""
+    from langacp.client import spawn_agent
+
+    with tempfile.TemporaryFile() as log:
+        try:
+            async with spawn_agent(AGENT_CMD, client, env=dict(os.environ), cwd=str(REPO), stderr=log) as pair:
+                yield pair
+        except BaseException as exc:
+            raise BenchmarkError(f"agent failed: {exc!r}\n--- agent stderr (tail) ---\n{_tail(log)}") from exc
+
+
+def _tail(log: IO[bytes], size: int = 4000) -> str:
+    log.seek(0, os.SEEK_END)
+    log.seek(max(0, log.tell() - size))
+    return log.read().decode(errors="replace")
+
+
+async def _initialize(conn: Any) -> None:
+    from acp import PROTOCOL_VERSION
+
+    await conn.initialize(protocol_version=PROTOCOL_VERSION)
+
+
+async def _new_session(conn: Any) -> str:
+    response = await conn.new_session(cwd=str(REPO), mcp_servers=[])
+    return str(response.session_id)
+
+
+async def _prompt(conn: Any, session_id: str, text: str) -> str:
+    from acp import text_block
+
+    response = await conn.prompt(session_id=session_id, prompt=[text_block(text)])
+    return str(response.stop_reason)
+
+
+async def _until(condition: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
+    deadline = time.perf_counter() + timeout
+    while not condition():
+        if time.perf_counter() > deadline:
+            raise BenchmarkError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.001)
+
+
+async def served_stream(conn: Any, client: Any, session_id: str, n: int) -> float:
+    """Seconds from ``session/prompt`` until the response and the whole ``long n`` answer are in."""
+    expected = expected_text(n)
+    start = time.perf_counter()
+    stop_reason = await _prompt(conn, session_id, f"long {n}")
+    responded = time.perf_counter()
+    await _until(lambda: client.chars[session_id] >= len(expected), f"the text of session {session_id}")
+    end = max(responded, client.last_update.get(session_id, responded))
+    text = client.full_text(session_id)
+    if stop_reason != "end_turn" or text != expected:
+        raise BenchmarkError(
+            f"session {session_id}: stop {stop_reason!r}, {len(text.split())} words received instead of {n} "
+            f"(first difference at char {_first_difference(text, expected)})"
+        )
+    return end - start
+
+
+def _first_difference(a: str, b: str) -> int:
+    return next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+
+
+# -- the in-process baseline ----------------------------------------------------------------------
+
+
+class InProcess:
+    """The served graph built the way the factory builds it, minus langacp's middleware."""
+
+    def __init__(self) -> None:
+        from langchain.agents import create_agent
+        from langgraph.checkpoint.memory import InMemorySaver
+
+        scripted = _load_scripted()
+        self.graph = create_agent(
+            scripted.make_model(), tools=scripted.TOOLS, system_prompt=SYSTEM_PROMPT, checkpointer=InMemorySaver()
+        )
+
+    async def _run(self, prompt: str, on_item: Callable[[Any], None]) -> float:
+        from langchain_core.messages import HumanMessage
+
+        config: dict[str, Any] = {"configurable": {"thread_id": uuid.uuid4().hex}, "recursion_limit": RECURSION_LIMIT}
+        start = time.perf_counter()
+        async for message, _ in self.graph.astream(
+            {"messages": [HumanMessage(content=prompt)]}, config, stream_mode="messages"
+        ):
+            on_item(message)
+        return time.perf_counter() - start
+
+    async def stream(self, n: int) -> float:
+        """Seconds to stream ``long n``; the text is checked."""
+        from langchain_core.messages import AIMessageChunk
+
+        parts: list[str] = []
+
+        def on_item(message: Any) -> None:
+            if isinstance(message, AIMessageChunk) and isinstance(message.content, str):
+                parts.append(message.content)
+
+        elapsed = await self._run(f"long {n}", on_item)
+        if "".join(parts) != expected_text(n):
+            raise BenchmarkError(f"in-process: wrong text for long {n}")
+        return elapsed
+
+    async def tools(self, n: int) -> float:
+        """Seconds for ``tools n``; the completed calls are counted."""
+        from langchain_core.messages import ToolMessage
+
+        done = 0
+
+        def on_item(message: Any) -> None:
+            nonlocal done
+            if isinstance(message, ToolMessage) and message.status == "success":
+                done += 1
+
+        elapsed = await self._run(f"tools {n}", on_item)
+        if done != n:
+            raise BenchmarkError(f"in-process: {done} tool calls completed instead of {n}")
+        return elapsed
+
+
+# -- measurements ---------------------------------------------------------------------------------
+
+
+@dataclass
+class Results:
+    """Every number the table shows (rates per second, times in seconds, memory in MB or KB)."""
+
+    sizes: dict[str, int]
+    stream_small_served: float = 0.0
+    stream_small_inproc: float = 0.0
+    stream_large_served: float = 0.0
+    stream_large_inproc: float = 0.0
+    tools_served: float = 0.0
+    tools_inproc: float = 0.0
+    initialize_s: float = 0.0
+    session_new_s: float = 0.0
+    import_acp_s: float = 0.0
+    import_langchain_agents_s: float = 0.0
+    concurrent_aggregate: float = 0.0
+    concurrent_single: float = 0.0
+    rss_initialize_mb: float = 0.0
+    rss_one_session_mb: float = 0.0
+    rss_sessions_mb: float = 0.0
+    rss_per_session_kb: float = 0.0
+    total_s: float = 0.0
+
+
+async def _best(runs: int, measure: Callable[[], Awaitable[float]]) -> float:
+    """The fastest of ``runs`` measurements (the least disturbed by the rest of the machine)."""
+    return min([await measure() for _ in range(runs)])
+
+
+async def bench_streaming_and_tools(sizes: Sizes, results: Results) -> None:
+    """Rows (a) and (b): one agent process, one fresh session per measurement, warmed up first."""
+    inproc = InProcess()
+    await inproc.stream(10)  # warm-up
+    small_runs = 3
+    results.stream_small_inproc = sizes.stream_small / await _best(small_runs, lambda: inproc.stream(sizes.stream_small))
+    results.stream_large_inproc = sizes.stream_large / await inproc.stream(sizes.stream_large)
+    results.tools_inproc = sizes.tools / await inproc.tools(sizes.tools)
+
+    client = _make_client()
+    async with agent_process(client) as (conn, _):
+        await _initialize(conn)
+        warm = await _new_session(conn)
+        await _prompt(conn, warm, "echo hi")
+        await served_stream(conn, client, await _new_session(conn), 10)
+
+        async def small() -> float:
+            return await served_stream(conn, client, await _new_session(conn), sizes.stream_small)
+
+        results.stream_small_served = sizes.stream_small / await _best(small_runs, small)
+        session = await _new_session(conn)
+        results.stream_large_served = sizes.stream_large / await served_stream(conn, client, session, sizes.stream_large)
+
+        session = await _new_session(conn)
+        start = time.perf_counter()
+        stop_reason = await _prompt(conn, session, f"tools {sizes.tools}")
+        responded = time.perf_counter()
+        await _until(lambda: client.completed[session] >= sizes.tools, "the completed tool calls")
+        elapsed = max(responded, client.last_update.get(session, responded)) - start
+        if stop_reason != "end_turn" or client.completed[session] != sizes.tools:
+            raise BenchmarkError(f"tools: stop {stop_reason!r}, {client.completed[session]} calls completed")
+        results.tools_served = sizes.tools / elapsed
+
+
+async def _spawn_and_wait(code: str) -> float:
+    start = time.perf_counter()
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-c",
+        code,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=dict(os.environ),
+        cwd=str(REPO),
+    )
+    if await process.wait() != 0:
+        raise BenchmarkError(f"python -c {code!r} failed")
+    return time.perf_counter() - start
+
+
+async def bench_cold_start(sizes: Sizes, results: Results) -> None:
+    """Row (c): runs interleaved (agent, import acp, import langchain.agents) so drift hits all alike."""
+    initialize: list[float] = []
+    session_new: list[float] = []
+    floor_acp: list[float] = []
+    floor_langchain: list[float] = []
+    for _ in range(sizes.runs):
+        start = time.perf_counter()
+        async with agent_process(_make_client()) as (conn, _):
+            await _initialize(conn)
+            initialize.append(time.perf_counter() - start)
+            await _new_session(conn)
+            session_new.append(time.perf_counter() - start)
+        floor_acp.append(await _spawn_and_wait("import acp"))
+        floor_langchain.append(await _spawn_and_wait("import langchain.agents"))
+    results.initialize_s = statistics.median(initialize)
+    results.session_new_s = statistics.median(session_new)
+    results.import_acp_s = statistics.median(floor_acp)
+    results.import_langchain_agents_s = statistics.median(floor_langchain)
+
+
+async def bench_concurrency(sizes: Sizes, results: Results) -> None:
+    """Row (d): S sessions streaming at once against one session alone, same agent process."""
+    client = _make_client()
+    n = sizes.session_tokens
+    async with agent_process(client) as (conn, _):
+        await _initialize(conn)
+        warm = await _new_session(conn)
+        await _prompt(conn, warm, "echo hi")
+        await served_stream(conn, client, await _new_session(conn), n)  # warm-up at full size
+
+        async def single() -> float:
+            return await served_stream(conn, client, await _new_session(conn), n)
+
+        results.concurrent_single = n / await _best(3, single)
+        sessions = [await _new_session(conn) for _ in range(sizes.sessions)]
+        start = time.perf_counter()
+        await asyncio.gather(*(served_stream(conn, client, s, n) for s in sessions))
+        # Each call measured its own span; the aggregate is over the wall time of all of them.
+        end = max(client.last_update[s] for s in sessions)
+        results.concurrent_aggregate = sizes.sessions * n / (end - start)
+
+
+def _rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise BenchmarkError(f"no VmRSS for pid {pid}")
+
+
+async def bench_memory(sizes: Sizes, results: Results) -> None:
+    """Row (e): RSS after initialize, after one session, after K sessions (one ``echo hi`` each)."""
+    async with agent_process(_make_client()) as (conn, process):
+        await _initialize(conn)
+        results.rss_initialize_mb = _rss_mb(process.pid)
+        await _prompt(conn, await _new_session(conn), "echo hi")
+        results.rss_one_session_mb = _rss_mb(process.pid)
+        for _ in range(sizes.rss_sessions - 1):
+            await _prompt(conn, await _new_session(conn), "echo hi")
+        results.rss_sessions_mb = _rss_mb(process.pid)
+    growth = results.rss_sessions_mb - results.rss_one_session_mb
+    results.rss_per_session_kb = growth * 1024 / max(1, sizes.rss_sessions - 1)
+
+
+# -- report ---------------------------------------------------------------------------------------
+
+
+def _rate(value: float, unit: str) -> str:
+    return f"{value:,.0f} {unit}"
+
+
+def render(sizes: Sizes, r: Results) -> str:
+    """The Markdown table."""
+    s, l_ = sizes.stream_small, sizes.stream_large
+    growth_served = r.stream_large_served / r.stream_small_served
+    growth_inproc = r.stream_large_inproc / r.stream_small_inproc
+    rows = [
+        ("Measurement", "langacp over ACP", "baseline", "ratio / Δ", "goal"),
+        (
+            f"(a) streaming {s:,} tokens",
+            _rate(r.stream_small_served, "tok/s"),
+            _rate(r.stream_small_inproc, "tok/s") + " in-process",
+            f"{r.stream_small_served / r.stream_small_inproc:.2f}×",
+            "≥ 0.8",
+        ),
+        (
+            f"(a) streaming {l_:,} tokens",
+            _rate(r.stream_large_served, "tok/s"),
+            _rate(r.stream_large_inproc, "tok/s") + " in-process",
+            f"{r.stream_large_served / r.stream_large_inproc:.2f}×",
+            "≥ 0.8",
+        ),
+        (
+            f"(a) growth: tok/s at {l_:,} / at {s:,}",
+            f"{growth_served:.2f}×",
+            f"{growth_inproc:.2f}× in-process",
+            "",
+            "≈ 1 (no slowdown)",
+        ),
+        (
+            f"(b) tools: {sizes.tools} sequential calls",
+            _rate(r.tools_served, "calls/s"),
+            _rate(r.tools_inproc, "calls/s") + " in-process",
+            f"{r.tools_served / r.tools_inproc:.2f}×",
+            "≥ 0.9",
+        ),
+        (
+            f"(c) spawn → initialize (median of {sizes.runs})",
+            f"{r.initialize_s:.3f} s",
+            f"{r.import_acp_s:.3f} s `import acp`",
+            f"+{r.initialize_s - r.import_acp_s:.3f} s",
+            "≤ +0.3 s",
+        ),
+        (
+            f"(c) spawn → session/new (median of {sizes.runs})",
+            f"{r.session_new_s:.3f} s",
+            f"{r.import_langchain_agents_s:.3f} s `import langchain.agents`",
+            f"+{r.session_new_s - r.import_acp_s:.3f} s over `import acp`; "
+            f"+{r.session_new_s - r.import_langchain_agents_s:.3f} s over `import langchain.agents`",
+            "",
+        ),
+        (
+            f"(d) {sizes.sessions} sessions × {sizes.session_tokens:,} tokens at once",
+            _rate(r.concurrent_aggregate, "tok/s") + " aggregate",
+            _rate(r.concurrent_single, "tok/s") + " one session alone",
+            f"{r.concurrent_aggregate / r.concurrent_single:.2f}×",
+            "≥ 0.9",
+        ),
+        ("(e) RSS after initialize", f"{r.rss_initialize_mb:.1f} MB", "", "", ""),
+        ("(e) RSS after 1 session + `echo hi`", f"{r.rss_one_session_mb:.1f} MB", "", "", ""),
+        (
+            f"(e) RSS after {sizes.rss_sessions} sessions + `echo hi`",
+            f"{r.rss_sessions_mb:.1f} MB",
+            "",
+            f"{r.rss_per_session_kb:,.0f} KB / session",
+            "",
+        ),
+    ]
+    lines = ["| " + " | ".join(row) + " |" for row in rows]
+    lines.insert(1, "|" + "|".join(["---"] * len(rows[0])) + "|")
+    return "\n".join(lines)
+
+
+async def run(sizes: Sizes) -> Results:
+    """Every measurement, in one run."""
+    results = Results(sizes=asdict(sizes))
+    start = time.perf_counter()
+    await bench_streaming_and_tools(sizes, results)
+    await bench_concurrency(sizes, results)
+    await bench_cold_start(sizes, results)
+    await bench_memory(sizes, results)
+    results.total_s = time.perf_counter() - start
+    return results
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--quick", action="store_true", help="smaller sizes, under a minute")
+    parser.add_argument("--json", metavar="PATH", help="also write the numbers as JSON")
+    args = parser.parse_args(argv)
+    os.chdir(REPO)
+    sizes = QUICK if args.quick else FULL
+    try:
+        results = asyncio.run(run(sizes))
+    except BenchmarkError as exc:
+        print(f"benchmark failed: {exc}", file=sys.stderr)
+        return 1
+    print(render(sizes, results))
+    print(f"\n{'quick' if args.quick else 'full'} run, {results.total_s:.0f} s, {os.cpu_count()} CPUs, "
+          f"Python {sys.version.split()[0]}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(asdict(results), indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

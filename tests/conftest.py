@@ -1,0 +1,169 @@
+"""Fixtures: start ``langacp serve`` as a subprocess and drive it over real pipes."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from acp import text_block
+from acp.client.connection import ClientSideConnection
+
+from langacp.client import RecordingClient, spawn_agent
+
+REPO = Path(__file__).resolve().parents[1]
+SCRIPTED = REPO / "tests" / "agents" / "scripted.py"
+TESTPLUG_SITE = REPO / "tests" / "fixtures" / "site"
+BROKEN_SITE = REPO / "tests" / "fixtures" / "broken"
+
+
+def agent_env(
+    *, testplug: Sequence[str] = (), broken: bool = False, extra: dict[str, str] | None = None
+) -> dict[str, str]:
+    """The environment for an agent subprocess: ours minus LANGACP_*, plus fixture plugins."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LANGACP_")}
+    paths = [str(TESTPLUG_SITE)] if testplug else []
+    if broken:
+        paths.append(str(BROKEN_SITE))
+    if env.get("PYTHONPATH"):
+        paths.append(env["PYTHONPATH"])
+    if paths:
+        env["PYTHONPATH"] = os.pathsep.join(paths)
+    if testplug:
+        env["LANGACP_TESTPLUG"] = ",".join(testplug)
+    env.update(extra or {})
+    return env
+
+
+def serve_command(target: str = "agent", *args: str) -> list[str]:
+    spec = target if ":" in target else f"{SCRIPTED}:{target}"
+    return [sys.executable, "-m", "langacp.cli", "serve", spec, *args]
+
+
+@dataclass
+class Running:
+    """A live agent subprocess and the client connected to it."""
+
+    conn: ClientSideConnection
+    process: asyncio.subprocess.Process
+    client: RecordingClient
+    stderr_path: Path
+    cwd: Path
+    events_path: Path
+
+    def stderr(self) -> str:
+        return self.stderr_path.read_text(encoding="utf-8", errors="replace")
+
+    def events(self) -> list[dict[str, Any]]:
+        if not self.events_path.exists():
+            return []
+        return [json.loads(line) for line in self.events_path.read_text().splitlines() if line.strip()]
+
+    async def start(self) -> str:
+        """initialize + session/new; returns the session id."""
+        await self.conn.initialize(protocol_version=1)
+        return (await self.conn.new_session(cwd=str(self.cwd))).session_id
+
+    async def prompt(self, session_id: str, text: str) -> str:
+        response = await self.conn.prompt(session_id=session_id, prompt=[text_block(text)])
+        return str(response.stop_reason)
+
+
+StartAgent = Callable[..., AbstractAsyncContextManager[Running]]
+
+
+@pytest.fixture
+def start_agent(tmp_path: Path) -> StartAgent:
+    """``async with start_agent(target="agent", testplug=[...], args=[...]) as agent: ...``"""
+    counter = iter(range(1000))
+
+    @asynccontextmanager
+    async def _start(
+        target: str = "agent",
+        *,
+        args: Sequence[str] = (),
+        testplug: Sequence[str] = (),
+        broken: bool = False,
+        env: dict[str, str] | None = None,
+        client: RecordingClient | None = None,
+    ) -> AsyncIterator[Running]:
+        n = next(counter)
+        stderr_path = tmp_path / f"agent{n}.stderr"
+        events_path = tmp_path / f"events{n}.jsonl"
+        workdir = tmp_path / f"work{n}"
+        workdir.mkdir()
+        extra = {"LANGACP_TEST_EVENTS": str(events_path), **(env or {})}
+        rec = client or RecordingClient()
+        with stderr_path.open("w") as stderr:
+            async with spawn_agent(
+                serve_command(target, *args),
+                rec,
+                env=agent_env(testplug=testplug, broken=broken, extra=extra),
+                cwd=str(REPO),
+                stderr=stderr,
+            ) as (conn, process):
+                yield Running(conn, process, rec, stderr_path, workdir, events_path)
+
+    return _start
+
+
+class RawAgent:
+    """An agent subprocess spoken to in raw JSON lines, for malformed-input tests."""
+
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        self.process = process
+        self.notifications: list[dict[str, Any]] = []
+
+    async def send_raw(self, data: bytes) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(data)
+        await self.process.stdin.drain()
+
+    async def send(self, message: dict[str, Any]) -> None:
+        await self.send_raw(json.dumps(message).encode() + b"\n")
+
+    async def recv(self, timeout: float = 15.0) -> dict[str, Any]:
+        assert self.process.stdout is not None
+        line = await asyncio.wait_for(self.process.stdout.readline(), timeout)
+        assert line, "the agent closed stdout"
+        message: dict[str, Any] = json.loads(line)
+        return message
+
+    async def request(self, msg_id: int, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        await self.send({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params})
+        while True:
+            reply = await self.recv()
+            if "method" in reply:
+                self.notifications.append(reply)
+            elif reply.get("id") == msg_id:
+                return reply
+
+
+@pytest.fixture
+def start_raw(tmp_path: Path) -> Callable[..., AbstractAsyncContextManager[RawAgent]]:
+    @asynccontextmanager
+    async def _start(target: str = "agent", env: dict[str, str] | None = None) -> AsyncIterator[RawAgent]:
+        with (tmp_path / "raw.stderr").open("w") as stderr:
+            process = await asyncio.create_subprocess_exec(
+                *serve_command(target),
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=stderr,
+                env=agent_env(extra=env),
+                cwd=str(REPO),
+            )
+            try:
+                yield RawAgent(process)
+            finally:
+                if process.returncode is None:
+                    process.kill()
+                await process.wait()
+
+    return _start
