@@ -37,7 +37,7 @@ from acp.schema import (
 from langacp import __version__
 from langacp.plugins import Plugins
 from langacp.stores import SessionRecord, SessionStore, load_store_driver, now_iso, open_store
-from langacp.types import SessionContext, TurnOutcome
+from langacp.types import PromptCancelled, SessionContext, TurnOutcome
 
 if TYPE_CHECKING:
     from acp.interfaces import Client
@@ -428,10 +428,13 @@ class LangacpAgent:
         config: dict[str, Any] = {**session.config, "recursion_limit": self.recursion_limit}
         try:
             await runner.run({"messages": [HumanMessage(content=content)]}, config, outcome)
-        except asyncio.CancelledError:
+        except (asyncio.CancelledError, PromptCancelled):
             outcome.cancelled = True
         except Exception as exc:  # noqa: BLE001 - reported to the client below
-            outcome.error = exc
+            if _caused_by_cancel(exc):
+                outcome.cancelled = True
+            else:
+                outcome.error = exc
         if outcome.cancelled or outcome.error is not None:
             from langacp.bridge import CANCELLED_TEXT
 
@@ -508,6 +511,16 @@ def _check_dirs(cwd: str, additional_directories: list[str] | None) -> None:
     for path in [cwd, *(additional_directories or [])]:
         if not isinstance(path, str) or not os.path.isabs(path):
             raise RequestError.invalid_params({"details": f"directories must be absolute paths: {path!r}"})
+
+
+def _caused_by_cancel(exc: BaseException) -> bool:
+    """LangGraph wraps a cancel inside a node (``NodeCancelledError``); look through the chain."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, (asyncio.CancelledError, PromptCancelled)):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 def _title_from(blocks: list[dict[str, Any]]) -> str | None:

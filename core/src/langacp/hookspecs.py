@@ -207,7 +207,7 @@ def langacp_ask_permission(
 
     Return an awaitable resolving to ``"allow"`` or ``"deny"`` (``None``: not mine). The
     core's default sends ``session/request_permission`` with allow-once / reject-once.
-    Raise ``asyncio.CancelledError`` if the client answered ``cancelled``.
+    Raise ``langacp.types.PromptCancelled`` if the client answered ``cancelled``.
     """
 
 

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "PermissionDecision",
+    "PromptCancelled",
     "SessionContext",
     "ToolCallInfo",
     "TurnOutcome",
@@ -22,6 +23,15 @@ __all__ = [
 
 PermissionDecision = Literal["allow", "ask", "deny"]
 """What a permission policy says about one tool call."""
+
+
+class PromptCancelled(Exception):
+    """Raise from a hook or tool to end the turn with stop reason ``cancelled``.
+
+    For example when the client answers a permission request with ``cancelled``.
+    (``asyncio.CancelledError`` raised inside a graph node is turned into an error by
+    LangGraph; this exception is not.)
+    """
 
 
 @dataclass

@@ -5,11 +5,10 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from langacp.hookspecs import hookimpl
-from langacp.types import PermissionDecision, SessionContext, ToolCallInfo
+from langacp.types import PermissionDecision, PromptCancelled, SessionContext, ToolCallInfo
 
 
 @hookimpl(trylast=True)
@@ -38,5 +37,5 @@ async def ask_once(call: ToolCallInfo, kind: str, session: SessionContext) -> Pe
     )
     outcome = response.outcome
     if getattr(outcome, "outcome", None) == "cancelled":
-        raise asyncio.CancelledError("permission request cancelled by the client")
+        raise PromptCancelled("the client cancelled the permission request")
     return "allow" if getattr(outcome, "option_id", None) == "allow_once" else "deny"
