@@ -18,8 +18,9 @@ from conftest import REPO, Running, StartAgent, agent_env
 from langacp.client import RecordingClient
 
 
-def plugins_json(*args: str, **env_kw: object) -> dict[str, dict[str, object]]:
-    extra = env_kw.pop("extra", None)
+def plugins_json(*args: str, **env_kw: object) -> tuple[dict[str, dict[str, object]], str]:
+    """``langacp plugins --json`` with autoload on (unless ``extra`` turns it off)."""
+    extra = {"LANGACP_DISABLE_PLUGIN_AUTOLOAD": "", **(env_kw.pop("extra", None) or {})}  # type: ignore[dict-item]
     env = agent_env(extra=extra, **env_kw)  # type: ignore[arg-type]
     out = subprocess.run(
         [sys.executable, "-m", "langacp.cli", "plugins", "--json", *args],
@@ -30,7 +31,7 @@ def plugins_json(*args: str, **env_kw: object) -> dict[str, dict[str, object]]:
         check=True,
         timeout=60,
     )
-    return {r["name"]: r for r in json.loads(out.stdout)}, out.stderr  # type: ignore[return-value]
+    return {r["name"]: r for r in json.loads(out.stdout)}, out.stderr
 
 
 def latest(agent: Running, sid: str, field: str) -> object:

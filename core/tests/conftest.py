@@ -18,17 +18,23 @@ from acp.client.connection import ClientSideConnection
 
 from langacp.client import RecordingClient, spawn_agent
 
-REPO = Path(__file__).resolve().parents[1]
-SCRIPTED = REPO / "tests" / "agents" / "scripted.py"
-TESTPLUG_SITE = REPO / "tests" / "fixtures" / "site"
-BROKEN_SITE = REPO / "tests" / "fixtures" / "broken"
+REPO = Path(__file__).resolve().parents[2]
+SCRIPTED = "langacp.testing.agent"
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+TESTPLUG_SITE = FIXTURES / "site"
+BROKEN_SITE = FIXTURES / "broken"
 
 
 def agent_env(
     *, testplug: Sequence[str] = (), broken: bool = False, extra: dict[str, str] | None = None
 ) -> dict[str, str]:
-    """The environment for an agent subprocess: ours minus LANGACP_*, plus fixture plugins."""
+    """The environment for an agent subprocess: ours minus LANGACP_*, plus fixture plugins.
+
+    Autoload is off so that plugins installed beside the core (langacp-tools, …) do not leak
+    into core tests; the fixture plugins a test asks for are enabled with ``-p NAME``.
+    """
     env = {k: v for k, v in os.environ.items() if not k.startswith("LANGACP_")}
+    env["LANGACP_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     paths = [str(TESTPLUG_SITE)] if testplug else []
     if broken:
         paths.append(str(BROKEN_SITE))
@@ -42,9 +48,10 @@ def agent_env(
     return env
 
 
-def serve_command(target: str = "agent", *args: str) -> list[str]:
+def serve_command(target: str = "agent", *args: str, testplug: bool = False, broken: bool = False) -> list[str]:
     spec = target if ":" in target else f"{SCRIPTED}:{target}"
-    return [sys.executable, "-m", "langacp.cli", "serve", spec, *args]
+    enable = [*(["-p", "testplug"] if testplug else []), *(["-p", "brokenplug"] if broken else [])]
+    return [sys.executable, "-m", "langacp.cli", "serve", spec, *enable, *args]
 
 
 @dataclass
@@ -103,7 +110,7 @@ def start_agent(tmp_path: Path) -> StartAgent:
         rec = client or RecordingClient()
         with stderr_path.open("w") as stderr:
             async with spawn_agent(
-                serve_command(target, *args),
+                serve_command(target, *args, testplug=bool(testplug), broken=broken),
                 rec,
                 env=agent_env(testplug=testplug, broken=broken, extra=extra),
                 cwd=str(REPO),

@@ -1,0 +1,141 @@
+"""Agents driven by the scripted test model: ``langacp serve langacp.testing.agent:agent``.
+
+For langacp's own tests and benchmark, and for plugin authors who need a real agent to run
+their plugin against without a model API key.
+
+The model reads the last user message as a command (``echo hi``, ``tool add {"a": 1}``,
+``slow 30``, ``tools 200``, …) so one subprocess can exercise every protocol path.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import time
+from typing import Any
+
+from langchain.agents import create_agent
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.tools import tool
+
+from langacp import SessionSetup
+from langacp.testing.model import Reply, ScriptedChatModel, ScriptedToolCall
+
+
+@tool
+def add(a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
+
+
+@tool
+async def slow_async(seconds: float) -> str:
+    """Sleep asynchronously, then say so."""
+    await asyncio.sleep(seconds)
+    return f"slept {seconds}s"
+
+
+@tool
+def slow_sync(seconds: float) -> str:
+    """Sleep in a worker thread, then say so."""
+    time.sleep(seconds)
+    return f"slept {seconds}s"
+
+
+@tool
+def explode(reason: str = "boom") -> str:
+    """Always raises."""
+    raise ValueError(reason)
+
+
+@tool
+def noisy() -> str:
+    """Prints to stdout, which must not corrupt the protocol stream."""
+    print("NOISY TOOL OUTPUT ON STDOUT", flush=True)
+    return "printed"
+
+
+TOOLS = [add, slow_async, slow_sync, explode, noisy]
+
+
+def _dangling(messages: list[BaseMessage]) -> int:
+    """Tool calls in the thread that have no ToolMessage answering them."""
+    answered = {m.tool_call_id for m in messages if isinstance(m, ToolMessage)}
+    return sum(
+        1 for m in messages if isinstance(m, AIMessage) for tc in m.tool_calls if tc.get("id") not in answered
+    )
+
+
+def _turn(messages: list[BaseMessage]) -> tuple[str, list[ToolMessage]]:
+    """The last user command and the tool results that came after it."""
+    results: list[ToolMessage] = []
+    for message in reversed(messages):
+        if isinstance(message, ToolMessage):
+            results.append(message)
+        if isinstance(message, HumanMessage):
+            return message.text.strip(), list(reversed(results))
+    return "", list(reversed(results))
+
+
+def respond(messages: list[BaseMessage]) -> Reply:
+    command, results = _turn(messages)
+    verb, _, rest = command.partition(" ")
+    if results:
+        if verb == "tools" and len(results) < int(rest or 1):
+            return Reply(tool_calls=[ScriptedToolCall("add", {"a": len(results), "b": 1})])
+        return Reply(text=f"done: {results[-1].text}")
+    if verb == "echo":
+        return Reply(text=rest)
+    if verb == "think":
+        return Reply(reasoning="Let me think about that.", text=rest or "thought about it")
+    if verb == "long":
+        return Reply(text="".join(f"w{i} " for i in range(int(rest))))
+    if verb == "tool":
+        name, _, args = rest.partition(" ")
+        return Reply(tool_calls=[ScriptedToolCall(name, json.loads(args or "{}"))])
+    if verb == "slow":
+        return Reply(text="waiting…", tool_calls=[ScriptedToolCall("slow_async", {"seconds": float(rest or 30)})])
+    if verb == "sync_slow":
+        return Reply(tool_calls=[ScriptedToolCall("slow_sync", {"seconds": float(rest or 30)})])
+    if verb == "fail":
+        return Reply(tool_calls=[ScriptedToolCall("explode", {"reason": rest or "boom"})])
+    if verb == "parallel":
+        return Reply(
+            tool_calls=[ScriptedToolCall("add", {"a": 1, "b": 2}), ScriptedToolCall("add", {"a": 3, "b": 4})]
+        )
+    if verb == "tools":
+        return Reply(tool_calls=[ScriptedToolCall("add", {"a": 0, "b": 1})])
+    if verb == "error":
+        return Reply(error=RuntimeError(rest or "the model failed"))
+    if verb == "truncated":
+        return Reply(text="cut off mid", finish_reason="length")
+    if verb == "dangling":
+        return Reply(text=f"dangling: {_dangling(messages)}")
+    if verb == "sysprompt":
+        system = next((m.text for m in messages if isinstance(m, SystemMessage)), "")
+        return Reply(text=f"system: {system}")
+    if verb == "history":
+        return Reply(text=" | ".join(m.text for m in messages if isinstance(m, HumanMessage)))
+    return Reply(text=f"You said: {command}")
+
+
+def make_model() -> ScriptedChatModel:
+    return ScriptedChatModel(responder=respond, token_delay=float(os.environ.get("LANGACP_TEST_TOKEN_DELAY", "0")))
+
+
+def agent(setup: SessionSetup) -> Any:
+    """Per-session factory: plugins' middleware and tools are merged in."""
+    return setup.create_agent(make_model(), tools=TOOLS, system_prompt="You are a scripted test agent.")
+
+
+def hitl_agent(setup: SessionSetup) -> Any:
+    """A human-in-the-loop agent: calls to ``add`` interrupt for approval."""
+    from langchain.agents.middleware import HumanInTheLoopMiddleware
+
+    hitl = HumanInTheLoopMiddleware(interrupt_on={"add": True})
+    return setup.create_agent(make_model(), tools=TOOLS, middleware=[hitl])
+
+
+graph = create_agent(make_model(), tools=TOOLS)
+"""The same agent precompiled: served as is, nothing can be inserted."""

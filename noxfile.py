@@ -1,0 +1,64 @@
+"""Development sessions. ``nox -s tests`` is what CI runs (see .ci/run and the README)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nox
+
+ROOT = Path(__file__).parent
+PLUGINS = sorted(p.name for p in (ROOT / "plugins").iterdir() if (p / "pyproject.toml").exists())
+TEST_DEPS = ["pytest>=8", "pytest-asyncio>=0.24", "pytest-timeout>=2"]
+
+nox.options.sessions = ["tests", "lint", "typecheck"]
+nox.options.reuse_existing_virtualenvs = True
+
+
+def _install_all(session: nox.Session) -> None:
+    session.install("-e", "./core", *(f"-e./plugins/{name}" for name in PLUGINS), *TEST_DEPS)
+
+
+@nox.session(python="3.11")
+def tests(session: nox.Session) -> None:
+    """Everything installed: the core's tests, every plugin's tests, the cross-package tests."""
+    _install_all(session)
+    paths = ["core/tests", *(f"plugins/{name}/tests" for name in PLUGINS), "tests"]
+    session.run("pytest", *paths, *session.posargs)
+
+
+@nox.session(python="3.11")
+def core(session: nox.Session) -> None:
+    """The core alone: a correct minimal agent with no plugin installed."""
+    session.install("-e", "./core", *TEST_DEPS)
+    session.run("pytest", "core/tests", *session.posargs)
+
+
+@nox.session(python="3.11")
+@nox.parametrize("plugin", PLUGINS)
+def plugin(session: nox.Session, plugin: str) -> None:
+    """One plugin with the core only, tested on its own."""
+    session.install("-e", "./core", f"-e./plugins/{plugin}", *TEST_DEPS)
+    session.run("pytest", f"plugins/{plugin}/tests", *session.posargs)
+
+
+@nox.session(python="3.11")
+def lint(session: nox.Session) -> None:
+    """ruff: lint and formatting."""
+    session.install("ruff>=0.6")
+    session.run("ruff", "check", ".")
+    session.run("ruff", "format", "--check", ".")
+
+
+@nox.session(python="3.11")
+def typecheck(session: nox.Session) -> None:
+    """mypy --strict over the published packages."""
+    _install_all(session)
+    session.install("mypy>=1.11")
+    session.run("mypy")
+
+
+@nox.session(python="3.11")
+def bench(session: nox.Session) -> None:
+    """Throughput, latency and memory against baselines measured in the same run."""
+    _install_all(session)
+    session.run("python", "tests/bench/bench.py", *session.posargs)
