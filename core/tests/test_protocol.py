@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 from acp import RequestError, text_block
-
 from conftest import REPO, RawAgent, Running, StartAgent
 
 
@@ -78,9 +77,7 @@ async def test_parallel_tool_calls_each_complete(start_agent: StartAgent) -> Non
         assert await agent.prompt(sid, "parallel") == "end_turn"
         calls = tool_calls(agent, sid)
         assert len(calls) == 2
-        outputs = sorted(
-            u.raw_output for u in agent.client.of(sid, "tool_call_update") if u.status == "completed"
-        )
+        outputs = sorted(u.raw_output for u in agent.client.of(sid, "tool_call_update") if u.status == "completed")
         assert outputs == ["3", "7"]
 
 
@@ -313,4 +310,10 @@ async def test_invalid_params_and_unknown_method(start_raw: Any) -> None:
         reply = await agent.request(3, "no/such/method", {})
         assert reply["error"]["code"] == -32601
         reply = await agent.request(4, "initialize", {"protocolVersion": 1})
+        assert reply["result"]["protocolVersion"] == 1
+
+
+async def test_meta_key_named_self_is_harmless(start_raw: Any) -> None:
+    async with start_raw() as agent:
+        reply = await agent.request(1, "initialize", {"protocolVersion": 1, "_meta": {"self": 1, "x": 2}})
         assert reply["result"]["protocolVersion"] == 1

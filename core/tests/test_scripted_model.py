@@ -80,15 +80,11 @@ def test_chunk_size_groups_words() -> None:
 
 
 def test_reasoning_streams_first_as_reasoning_content_blocks() -> None:
-    model = ScriptedChatModel(
-        replies=[Reply(reasoning="Let me think hard", text="Answer here")]
-    )
+    model = ScriptedChatModel(replies=[Reply(reasoning="Let me think hard", text="Answer here")])
     chunks = _stream(model)
     kinds = [b["type"] for c in chunks for b in c.content_blocks]
     assert kinds == ["reasoning"] * 4 + ["text"] * 2
-    reasoning = "".join(
-        str(b.get("reasoning", "")) for c in chunks for b in c.content_blocks
-    )
+    reasoning = "".join(str(b.get("reasoning", "")) for c in chunks for b in c.content_blocks)
     assert reasoning == "Let me think hard"
     merged = _merge(chunks)
     assert merged.text == "Answer here"
@@ -98,12 +94,8 @@ def test_reasoning_streams_first_as_reasoning_content_blocks() -> None:
 
 
 def test_tool_call_streams_in_pieces_and_reassembles() -> None:
-    call = ScriptedToolCall(
-        "add", {"a": 1, "b": 2, "note": "some longer text"}, id="call_x"
-    )
-    chunks = _stream(
-        ScriptedChatModel(replies=[Reply(text="Adding.", tool_calls=[call])])
-    )
+    call = ScriptedToolCall("add", {"a": 1, "b": 2, "note": "some longer text"}, id="call_x")
+    chunks = _stream(ScriptedChatModel(replies=[Reply(text="Adding.", tool_calls=[call])]))
     tc_chunks = [tc for c in chunks for tc in c.tool_call_chunks]
     assert len(tc_chunks) >= 2
     assert (tc_chunks[0]["id"], tc_chunks[0]["name"]) == ("call_x", "add")
@@ -111,23 +103,17 @@ def test_tool_call_streams_in_pieces_and_reassembles() -> None:
     assert len({tc["index"] for tc in tc_chunks}) == 1
     assert tc_chunks[0]["index"] is not None
     # content_blocks exposes them as tool_call_chunk blocks
-    blocks = [
-        b for c in chunks for b in c.content_blocks if b["type"] == "tool_call_chunk"
-    ]
+    blocks = [b for c in chunks for b in c.content_blocks if b["type"] == "tool_call_chunk"]
     assert len(blocks) == len(tc_chunks)
     merged = _merge(chunks)
     assert merged.text == "Adding."
-    assert [(t["name"], t["args"], t["id"]) for t in merged.tool_calls] == [
-        ("add", call.args, "call_x")
-    ]
+    assert [(t["name"], t["args"], t["id"]) for t in merged.tool_calls] == [("add", call.args, "call_x")]
 
 
 def test_tool_call_ids_are_generated_and_unique() -> None:
     model = ScriptedChatModel(
         replies=[
-            Reply(
-                tool_calls=[ScriptedToolCall("add", {}), ScriptedToolCall("add", {})]
-            ),
+            Reply(tool_calls=[ScriptedToolCall("add", {}), ScriptedToolCall("add", {})]),
             Reply(tool_calls=[ScriptedToolCall("add", {})]),
         ]
     )
@@ -154,9 +140,7 @@ def test_parallel_tool_calls_stream_with_distinct_indexes() -> None:
 
 
 def test_last_chunk_carries_metadata() -> None:
-    reply = Reply(
-        text="cut off", finish_reason="length", stop_reason="max_tokens", usage=(7, 3)
-    )
+    reply = Reply(text="cut off", finish_reason="length", stop_reason="max_tokens", usage=(7, 3))
     chunks = _stream(ScriptedChatModel(replies=[reply]))
     last = chunks[-1]
     assert last.chunk_position == "last"
@@ -167,10 +151,7 @@ def test_last_chunk_carries_metadata() -> None:
         "output_tokens": 3,
         "total_tokens": 10,
     }
-    assert all(
-        c.chunk_position is None and not c.response_metadata.get("finish_reason")
-        for c in chunks[:-1]
-    )
+    assert all(c.chunk_position is None and not c.response_metadata.get("finish_reason") for c in chunks[:-1])
     assert sum(1 for c in chunks if c.usage_metadata) == 1
     merged = _merge(chunks)
     assert merged.response_metadata["finish_reason"] == "length"
@@ -212,10 +193,7 @@ def test_invoke_and_stream_agree_and_ids_are_stable() -> None:
     merged = _merge(chunks)
     assert merged.content == invoked.content
     assert merged.tool_calls == invoked.tool_calls
-    assert (
-        merged.response_metadata["finish_reason"]
-        == invoked.response_metadata["finish_reason"]
-    )
+    assert merged.response_metadata["finish_reason"] == invoked.response_metadata["finish_reason"]
 
 
 # -- script handling ---------------------------------------------------------
@@ -245,16 +223,12 @@ def test_responder_used_after_replies() -> None:
     assert seen_lengths == [3]
 
 
-async def _astream_all(
-    model: ScriptedChatModel, prompt: str = "hi"
-) -> list[AIMessageChunk]:
+async def _astream_all(model: ScriptedChatModel, prompt: str = "hi") -> list[AIMessageChunk]:
     return [c async for c in model.astream(prompt)]
 
 
 def test_error_is_raised_sync() -> None:
-    model = ScriptedChatModel(
-        replies=[Reply(error=RuntimeError("boom")), Reply(error=ValueError())]
-    )
+    model = ScriptedChatModel(replies=[Reply(error=RuntimeError("boom")), Reply(error=ValueError())])
     with pytest.raises(RuntimeError, match="boom"):
         model.invoke("x")
     with pytest.raises(ValueError):
@@ -265,9 +239,7 @@ def test_error_is_raised_sync() -> None:
 
 @pytest.mark.asyncio
 async def test_error_is_raised_async() -> None:
-    model = ScriptedChatModel(
-        replies=[Reply(error=RuntimeError("boom")), Reply(error=KeyError("k"))]
-    )
+    model = ScriptedChatModel(replies=[Reply(error=RuntimeError("boom")), Reply(error=KeyError("k"))])
     with pytest.raises(RuntimeError, match="boom"):
         await model.ainvoke("x")
     received: list[AIMessageChunk] = []
@@ -340,15 +312,9 @@ async def test_token_delay_async() -> None:
 def test_v3_event_stream_bridges_chunks() -> None:
     """The (beta) protocol event stream built from our chunks is well formed."""
     calls = [ScriptedToolCall("add", {"a": 1}), ScriptedToolCall("mul", {"a": 2})]
-    model = ScriptedChatModel(
-        replies=[Reply(reasoning="hm", text="ok then", tool_calls=calls, usage=(1, 2))]
-    )
-    events: list[dict[str, Any]] = [
-        dict(e) for e in model.stream_events("x", version="v3")
-    ]
-    starts = [
-        e["content"]["type"] for e in events if e["event"] == "content-block-start"
-    ]
+    model = ScriptedChatModel(replies=[Reply(reasoning="hm", text="ok then", tool_calls=calls, usage=(1, 2))])
+    events: list[dict[str, Any]] = [dict(e) for e in model.stream_events("x", version="v3")]
+    starts = [e["content"]["type"] for e in events if e["event"] == "content-block-start"]
     assert starts == ["reasoning", "text", "tool_call_chunk", "tool_call_chunk"]
     finishes = [e["content"] for e in events if e["event"] == "content-block-finish"]
     assert [f["type"] for f in finishes] == [
@@ -366,18 +332,14 @@ def test_v3_event_stream_bridges_chunks() -> None:
 # -- with create_agent -------------------------------------------------------
 
 
-def _agent(
-    replies: list[Reply | str], tools: list[Any]
-) -> tuple[Any, ScriptedChatModel]:
+def _agent(replies: list[Reply | str], tools: list[Any]) -> tuple[Any, ScriptedChatModel]:
     model = ScriptedChatModel(replies=replies)
     return create_agent(model=model, tools=tools), model
 
 
 @pytest.mark.asyncio
 async def test_agent_ainvoke_runs_tool_and_finishes() -> None:
-    agent, model = _agent(
-        [Reply(tool_calls=[ScriptedToolCall("add", {"a": 1, "b": 2})]), "done"], [add]
-    )
+    agent, model = _agent([Reply(tool_calls=[ScriptedToolCall("add", {"a": 1, "b": 2})]), "done"], [add])
     result = await agent.ainvoke({"messages": [HumanMessage("1+2?")]})
     messages = result["messages"]
     tool_messages = [m for m in messages if isinstance(m, ToolMessage)]
@@ -403,9 +365,7 @@ async def test_agent_astream_messages_runs_tool_and_finishes() -> None:
     )
     ai_chunks: list[AIMessageChunk] = []
     tool_messages: list[ToolMessage] = []
-    async for message, _meta in agent.astream(
-        {"messages": [HumanMessage("1+2?")]}, stream_mode="messages"
-    ):
+    async for message, _meta in agent.astream({"messages": [HumanMessage("1+2?")]}, stream_mode="messages"):
         if isinstance(message, AIMessageChunk):
             ai_chunks.append(message)
         elif isinstance(message, ToolMessage):
@@ -418,9 +378,7 @@ async def test_agent_astream_messages_runs_tool_and_finishes() -> None:
     assert len(by_id) == 2
     first, second = (_merge(chs) for chs in by_id.values())
     assert first.text == "Let me add."
-    assert [(t["name"], t["args"]) for t in first.tool_calls] == [
-        ("add", {"a": 1, "b": 2})
-    ]
+    assert [(t["name"], t["args"]) for t in first.tool_calls] == [("add", {"a": 1, "b": 2})]
     assert first.content_blocks[0]["type"] == "reasoning"
     assert second.text == "all done now"
     assert len(by_id[second.id or ""]) > 1  # really streamed token by token

@@ -59,9 +59,7 @@ TOOLS = [add, slow_async, slow_sync, explode, noisy]
 def _dangling(messages: list[BaseMessage]) -> int:
     """Tool calls in the thread that have no ToolMessage answering them."""
     answered = {m.tool_call_id for m in messages if isinstance(m, ToolMessage)}
-    return sum(
-        1 for m in messages if isinstance(m, AIMessage) for tc in m.tool_calls if tc.get("id") not in answered
-    )
+    return sum(1 for m in messages if isinstance(m, AIMessage) for tc in m.tool_calls if tc.get("id") not in answered)
 
 
 def _turn(messages: list[BaseMessage]) -> tuple[str, list[ToolMessage]]:
@@ -98,9 +96,7 @@ def respond(messages: list[BaseMessage]) -> Reply:
     if verb == "fail":
         return Reply(tool_calls=[ScriptedToolCall("explode", {"reason": rest or "boom"})])
     if verb == "parallel":
-        return Reply(
-            tool_calls=[ScriptedToolCall("add", {"a": 1, "b": 2}), ScriptedToolCall("add", {"a": 3, "b": 4})]
-        )
+        return Reply(tool_calls=[ScriptedToolCall("add", {"a": 1, "b": 2}), ScriptedToolCall("add", {"a": 3, "b": 4})])
     if verb == "tools":
         return Reply(tool_calls=[ScriptedToolCall("add", {"a": 0, "b": 1})])
     if verb == "error":

@@ -208,7 +208,9 @@ class LangacpAgent:
         session = await self._restore(session_id, cwd, mcp_servers, additional_directories, "session/load")
         from langacp.replay import replay_history
 
-        await self._guard("session/load", replay_history(self.plugins, session.context, session.graph, session.sink, session.config))
+        await self._guard(
+            "session/load", replay_history(self.plugins, session.context, session.graph, session.sink, session.config)
+        )
         await session.sink.flush()
         return LoadSessionResponse(
             modes=self.plugins.session_modes(session.context),
@@ -283,7 +285,10 @@ class LangacpAgent:
             await self.plugins.session_loaded(context)
         setup = SessionSetup(session=context, checkpointer=store.checkpointer)
         if target.is_factory:
-            setup.middleware = [ToolGuardMiddleware(self.plugins, context), *await self.plugins.session_middleware(context)]
+            setup.middleware = [
+                ToolGuardMiddleware(self.plugins, context),
+                *await self.plugins.session_middleware(context),
+            ]
             setup.tools = await self.plugins.session_tools(context)
             setup.system_prompt_additions = self.plugins.system_prompt_additions(context)
         graph = await target.build(setup)
@@ -466,6 +471,8 @@ class LangacpAgent:
         if name not in offered:
             return None
         reply = await self.plugins.run_command(session.context, name, argument.strip())
+        if reply is None:
+            return None  # no plugin ran it: the prompt goes to the model
         if reply:
             from acp import update_agent_message_text
 

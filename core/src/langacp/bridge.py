@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from langchain_core.messages import AIMessage, AIMessageChunk, ToolMessage
+from langchain_core.messages import AIMessage, ToolMessage
 
 from langacp.types import SessionContext, ToolCallInfo, TurnOutcome
 
@@ -258,7 +258,9 @@ class TurnRunner:
             call = ToolCallInfo(call_id, name, dict(args or {}))
             state = self.tools[call_id] = _ToolState(call, has_args=args is not None)
             self.sink.put(
-                start_tool_call(call_id, status="pending", raw_input=args if args is not None else None, **self._describe(call))
+                start_tool_call(
+                    call_id, status="pending", raw_input=args if args is not None else None, **self._describe(call)
+                )
             )
         elif args is not None and not state.has_args:
             state.call = ToolCallInfo(call_id, name or state.call.name, dict(args))
@@ -315,9 +317,7 @@ async def repair_thread(graph: Any, config: dict[str, Any], reason: str = CANCEL
     missing = [tc for tc in last_ai.tool_calls if tc.get("id") and tc["id"] not in answered]
     if not missing:
         return 0
-    repairs = [
-        ToolMessage(content=reason, tool_call_id=tc["id"], name=tc["name"], status="error") for tc in missing
-    ]
+    repairs = [ToolMessage(content=reason, tool_call_id=tc["id"], name=tc["name"], status="error") for tc in missing]
     as_node = "tools" if "tools" in getattr(graph, "nodes", {}) else None
     await graph.aupdate_state(config, {"messages": repairs}, as_node=as_node)
     return len(repairs)

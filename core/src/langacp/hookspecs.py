@@ -257,9 +257,7 @@ def langacp_available_commands(session: SessionContext) -> list[AvailableCommand
 
 
 @hookspec(firstresult=True)
-def langacp_run_command(
-    session: SessionContext, name: str, argument: str
-) -> Awaitable[str | None] | str | None:
+def langacp_run_command(session: SessionContext, name: str, argument: str) -> Awaitable[str | None] | str | None:
     """Run slash command ``/name argument``; return the text to show (or an awaitable of it).
 
     ``None``: not my command. Called for prompts that start with ``/``.

@@ -14,7 +14,7 @@ from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import ToolMessage
 from langgraph.errors import GraphBubbleUp
 
-from langacp.types import SessionContext, ToolCallInfo
+from langacp.types import PromptCancelled, SessionContext, ToolCallInfo
 
 if TYPE_CHECKING:
     from langchain.agents.middleware import ToolCallRequest
@@ -58,9 +58,9 @@ class ToolGuardMiddleware(AgentMiddleware):  # type: ignore[type-arg]
             )
         try:
             return await handler(request)
-        except GraphBubbleUp:  # interrupts and control flow belong to LangGraph
+        except (GraphBubbleUp, PromptCancelled):  # interrupts and cancels end or pause the turn
             raise
-        except Exception as exc:  # a failing tool fails its call, not the turn
+        except Exception as exc:  # noqa: BLE001 - a failing tool fails its call, not the turn
             return ToolMessage(
                 content=f"Error: {type(exc).__name__}: {exc}",
                 tool_call_id=call.tool_call_id,

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 import pluggy
 
 from langacp import hookspecs
-from langacp.types import PermissionDecision, SessionContext, ToolCallInfo, TurnOutcome
+from langacp.types import PermissionDecision, PromptCancelled, SessionContext, ToolCallInfo, TurnOutcome
 
 if TYPE_CHECKING:
     from acp import RequestError
@@ -97,9 +97,25 @@ class Plugins:
         from langacp.default_plugins import DEFAULT_PLUGINS
 
         self._defaults = DEFAULT_PLUGINS
-        for name, module in DEFAULT_PLUGINS:
+        self._register_defaults()
+
+    def _register_defaults(self) -> None:
+        """(Re-)register the core's defaults *after* every other plugin.
+
+        pluggy calls ``trylast`` implementations in registration order, so registering the
+        defaults last keeps them behind any plugin's ``trylast`` implementation too.
+        """
+        for name, _ in self._defaults:
+            if self.pm.has_plugin(name):
+                self.pm.unregister(name=name)
+        for name, module in self._defaults:
             self.pm.register(module, name=name)
-            self.records.append(PluginRecord(name, "builtin", "langacp", _version("langacp"), _hooks_of(self.pm, module)))
+        version = _version("langacp")
+        self.records = [r for r in self.records if r.status != "builtin"]
+        self.records[:0] = [
+            PluginRecord(name, "builtin", "langacp", version, _hooks_of(self.pm, module))
+            for name, module in self._defaults
+        ]
 
     # -- loading ---------------------------------------------------------------------------
 
@@ -128,6 +144,9 @@ class Plugins:
                 self.records.append(PluginRecord(ep.name, "not-loaded", dist, version))
                 continue
             self._load_one(ep, dist, version)
+        for name in sorted(enabled_set - {ep.name for ep in found}):
+            log.warning("langacp: -p %s: no plugin of that name is installed", name)
+        self._register_defaults()
         self.records.sort(key=lambda r: (r.status != "builtin", r.name))
 
     def _load_one(self, ep: EntryPoint, dist: str | None, version: str | None) -> None:
@@ -153,6 +172,7 @@ class Plugins:
     def register(self, plugin: object, name: str | None = None) -> None:
         """Register a plugin object from code (tests, embedding applications)."""
         self.pm.register(plugin, name=name)
+        self._register_defaults()
         self.records.append(
             PluginRecord(name or self.pm.get_name(plugin) or repr(plugin), "loaded", hooks=_hooks_of(self.pm, plugin))
         )
@@ -163,6 +183,8 @@ class Plugins:
         """Call a firstresult hook; on a plugin error, log it and fall back to the core default."""
         try:
             return getattr(self.pm.hook, hook)(**kwargs)
+        except PromptCancelled:
+            raise
         except Exception:
             log.exception("langacp: a plugin's %s failed; using the core default", hook)
             for _, module in self._defaults:
@@ -251,13 +273,19 @@ class Plugins:
 
     async def ask_permission(self, call: ToolCallInfo, kind: ToolKind, session: SessionContext) -> PermissionDecision:
         result = self._first("langacp_ask_permission", call=call, kind=kind, session=session)
-        decision = await self._resolve(result) if result is not None else "deny"
+        try:
+            decision = await self._resolve(result) if result is not None else "deny"
+        except PromptCancelled:
+            raise
+        except Exception:  # a failing permission prompt must not let the tool run
+            log.exception("langacp: asking permission for %s failed; treating it as denied", call.name)
+            decision = "deny"
         return "allow" if decision == "allow" else "deny"
 
     def resume_interrupt(self, session: SessionContext, interrupts: Sequence[Any]) -> Awaitable[Any] | None:
-        return cast(
-            "Awaitable[Any] | None", self._first("langacp_resume_interrupt", session=session, interrupts=interrupts)
-        )
+        """The awaitable resume value a plugin offers, or ``None`` if no plugin answers."""
+        result = self._first("langacp_resume_interrupt", session=session, interrupts=interrupts)
+        return None if result is None else self._resolve(result)
 
     # modes, config, commands
     def session_modes(self, session: SessionContext) -> SessionModeState | None:
@@ -307,9 +335,7 @@ def _hooks_of(pm: pluggy.PluginManager, plugin: object) -> list[str]:
     return sorted(c.name for c in pm.get_hookcallers(plugin) or [])
 
 
-def load_plugins(
-    *, blocked: Iterable[str] = (), enabled: Iterable[str] = (), autoload: bool | None = None
-) -> Plugins:
+def load_plugins(*, blocked: Iterable[str] = (), enabled: Iterable[str] = (), autoload: bool | None = None) -> Plugins:
     """Build a plugin manager with the core defaults and every allowed entry-point plugin."""
     plugins = Plugins()
     plugins.load_entry_points(blocked=blocked, enabled=enabled, autoload=autoload)

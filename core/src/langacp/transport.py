@@ -36,6 +36,7 @@ def _reserved_param_names() -> frozenset[str]:
             model = getattr(schema, attr)
             names.update(getattr(model, "model_fields", {}))
     names.discard("field_meta")
+    names.add("self")  # would collide with the bound handler's own first argument
     return frozenset(names)
 
 
@@ -100,7 +101,9 @@ class GuardedTransport:
             problem = "params must be an object or an array"
         if problem is not None:
             if has_id:
-                await self._reply(msg_id if _valid_id(msg_id) else None, RequestError.invalid_request({"details": problem}))
+                await self._reply(
+                    msg_id if _valid_id(msg_id) else None, RequestError.invalid_request({"details": problem})
+                )
             else:
                 log.warning("dropping an invalid notification: %s", problem)
             return None

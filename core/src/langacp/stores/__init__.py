@@ -8,7 +8,7 @@ URL's scheme. The core ships ``memory``; persistent drivers come as plugins.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 __all__ = ["STORE_GROUP", "SessionRecord", "SessionStore", "load_store_driver", "now_iso", "open_store"]
@@ -18,7 +18,7 @@ STORE_GROUP = "langacp.stores"
 
 def now_iso() -> str:
     """The current UTC time as ISO 8601, as ACP's ``updatedAt`` expects."""
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 @dataclass

@@ -190,9 +190,7 @@ class ScriptedChatModel(BaseChatModel):
                 calls = [
                     call
                     if call.id is not None
-                    else ScriptedToolCall(
-                        call.name, call.args, f"call_{next(self._call_ids)}"
-                    )
+                    else ScriptedToolCall(call.name, call.args, f"call_{next(self._call_ids)}")
                     for call in reply.tool_calls
                 ]
             reply = Reply(
@@ -216,9 +214,7 @@ class ScriptedChatModel(BaseChatModel):
         if reply.error is not None:
             raise reply.error
         # LangChain's wrappers fill in `lc_run-<run id>` when no run manager is given.
-        msg_id = (
-            f"{LC_ID_PREFIX}-{run_manager.run_id}" if run_manager is not None else None
-        )
+        msg_id = f"{LC_ID_PREFIX}-{run_manager.run_id}" if run_manager is not None else None
         blocks = itertools.count()  # running content-block index
         chunks: list[AIMessageChunk] = []
         structured = bool(reply.reasoning)  # list content iff there is reasoning
@@ -235,9 +231,7 @@ class ScriptedChatModel(BaseChatModel):
             index = next(blocks)
             for piece in _split_words(reply.text, self.chunk_size):
                 content: str | list[str | dict[str, Any]] = (
-                    [{"type": "text", "text": piece, "index": index}]
-                    if structured
-                    else piece
+                    [{"type": "text", "text": piece, "index": index}] if structured else piece
                 )
                 chunks.append(AIMessageChunk(id=msg_id, content=content))
         empty: str | list[str | dict[str, Any]] = [] if structured else ""
@@ -250,12 +244,9 @@ class ScriptedChatModel(BaseChatModel):
                     id=call.id if n == 0 else None,
                     index=index,
                 )
-                chunks.append(
-                    AIMessageChunk(id=msg_id, content=empty, tool_call_chunks=[tcc])
-                )
+                chunks.append(AIMessageChunk(id=msg_id, content=empty, tool_call_chunks=[tcc]))
         metadata: dict[str, Any] = {
-            "finish_reason": reply.finish_reason
-            or ("tool_calls" if reply.tool_calls else "stop"),
+            "finish_reason": reply.finish_reason or ("tool_calls" if reply.tool_calls else "stop"),
             "model_name": "scripted",
         }
         if reply.stop_reason is not None:
