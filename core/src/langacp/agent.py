@@ -247,14 +247,15 @@ class LangacpAgent:
             if live.turn is not None and not live.turn.done():
                 raise RequestError.invalid_params({"details": "a prompt is running in this session"})
             return live
-        _, store = await self._target_and_store()
+        _target, store = await self._target_and_store()
         record = await store.get(session_id)
         if record is None:
             raise RequestError.resource_not_found(session_id)
         record.cwd = cwd
         if additional_directories is not None:
             record.additional_directories = list(additional_directories)
-        return await self._guard(method, self._open(record, mcp_servers, created=False))
+        session: Session = await self._guard(method, self._open(record, mcp_servers, created=False))
+        return session
 
     async def _open(self, record: SessionRecord, mcp_servers: list[Any] | None, *, created: bool) -> Session:
         from langacp.bridge import UpdateSink
@@ -311,7 +312,7 @@ class LangacpAgent:
     async def list_sessions(self, cwd: str | None = None, cursor: str | None = None, **_: Any) -> ListSessionsResponse:
         if cwd is not None and not os.path.isabs(cwd):
             raise RequestError.invalid_params({"details": f"cwd must be an absolute path: {cwd!r}"})
-        _, store = await self._target_and_store()
+        _target, store = await self._target_and_store()
         records, next_cursor = await store.list(cwd=cwd, cursor=cursor)
         return ListSessionsResponse(
             sessions=[
@@ -381,7 +382,7 @@ class LangacpAgent:
 
     async def _save(self, session: Session) -> None:
         session.record.updated_at = now_iso()
-        _, store = await self._target_and_store()
+        _target, store = await self._target_and_store()
         await store.put(session.record)
 
     # -- prompt and cancel ---------------------------------------------------------------------

@@ -164,14 +164,15 @@ class TurnRunner:
             if content:
                 self._emit_block({"type": "text", "text": content})
         else:
-            for block in message.content_blocks:
+            for raw_block in message.content_blocks:
+                block: dict[str, Any] = dict(raw_block)
                 btype = block.get("type")
                 if btype == "tool_call_chunk":
                     self._on_tool_call_chunk(message.id or "", block)
                 elif btype == "tool_call":
-                    self._announce(block.get("id") or "", block.get("name") or "", block.get("args"))
+                    self._announce(str(block.get("id") or ""), str(block.get("name") or ""), block.get("args"))
                 elif btype not in ("invalid_tool_call", "server_tool_call", "server_tool_result"):
-                    self._emit_block(dict(block))
+                    self._emit_block(block)
         metadata_reason = (message.response_metadata or {}).get("finish_reason") or (
             message.response_metadata or {}
         ).get("stop_reason")

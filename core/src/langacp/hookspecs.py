@@ -31,10 +31,10 @@ if TYPE_CHECKING:
     from collections.abc import Awaitable, Sequence
 
     from acp import RequestError
+    from acp.helpers import ContentBlock
     from acp.schema import (
         AgentCapabilities,
         AvailableCommand,
-        ContentBlock,
         SessionModeState,
         StopReason,
         ToolCallLocation,
@@ -98,7 +98,7 @@ def langacp_agent_capabilities(capabilities: AgentCapabilities) -> None:
 
 
 @hookspec
-def langacp_auth_methods() -> list[Any]:
+def langacp_auth_methods() -> list[Any] | None:
     """Return ACP auth methods (``acp.schema`` auth method models) this plugin offers."""
 
 

@@ -26,10 +26,10 @@ from langacp.types import PermissionDecision, PromptCancelled, SessionContext, T
 
 if TYPE_CHECKING:
     from acp import RequestError
+    from acp.helpers import ContentBlock
     from acp.schema import (
         AgentCapabilities,
         AvailableCommand,
-        ContentBlock,
         SessionModeState,
         StopReason,
         ToolCallLocation,
@@ -204,7 +204,9 @@ class Plugins:
 
     @staticmethod
     async def _resolve(value: T | Awaitable[T]) -> T:
-        return await value if inspect.isawaitable(value) else cast("T", value)
+        if inspect.isawaitable(value):
+            return await value
+        return value
 
     # lifecycle
     async def session_created(self, session: SessionContext) -> None:

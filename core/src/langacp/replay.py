@@ -7,7 +7,7 @@ its final status and content.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
@@ -32,8 +32,9 @@ async def replay_history(
     for message in messages:
         if isinstance(message, HumanMessage):
             for block in message.content_blocks:
-                if block.get("type") == "text" and block.get("text"):
-                    sink.put(update_user_message(text_block(block["text"])))
+                text = block.get("text") if block.get("type") == "text" else None
+                if isinstance(text, str) and text:
+                    sink.put(update_user_message(text_block(text)))
         elif isinstance(message, AIMessage):
             for block in message.content_blocks:
                 if block.get("type") in ("text", "reasoning"):
@@ -42,7 +43,9 @@ async def replay_history(
             for tool_call in message.tool_calls:
                 call = ToolCallInfo(tool_call.get("id") or "", tool_call["name"], dict(tool_call.get("args") or {}))
                 result = results.get(call.tool_call_id)
-                status = "failed" if result is None or result.status == "error" else "completed"
+                status: Literal["completed", "failed"] = (
+                    "failed" if result is None or result.status == "error" else "completed"
+                )
                 content = plugins.tool_result_content(call, result, session) if result is not None else []
                 sink.put(
                     start_tool_call(

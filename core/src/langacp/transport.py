@@ -109,7 +109,7 @@ class GuardedTransport:
             return None
         params = message.get("params")
         meta = params.get("_meta") if isinstance(params, dict) else None
-        if isinstance(meta, dict):
+        if isinstance(params, dict) and isinstance(meta, dict):
             clashes = _reserved_param_names().intersection(meta)
             if clashes:
                 log.warning("ignoring _meta keys that shadow parameters: %s", ", ".join(sorted(clashes)))

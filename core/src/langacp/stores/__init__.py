@@ -72,7 +72,7 @@ def load_store_driver(url: str) -> type[SessionStore]:
 
     name = _driver_name(url)
     try:
-        manager = DriverManager(namespace=STORE_GROUP, name=name, invoke_on_load=False)
+        manager: Any = DriverManager(namespace=STORE_GROUP, name=name, invoke_on_load=False)
     except Exception as exc:  # stevedore raises NoMatches / NoUniqueMatch / import errors
         raise ValueError(f"no session store driver {name!r} is installed ({exc})") from exc
     driver: type[SessionStore] = manager.driver
