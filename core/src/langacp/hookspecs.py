@@ -13,8 +13,8 @@ Two kinds of hooks:
 
 Call order (so the winner between two plugins is deterministic): ``tryfirst``
 implementations, then plain ones, then ``trylast`` ones (the core's defaults come last of
-all). Within one tier, third-party plugins are called in alphabetical order of their entry
-point name.
+all, registered after every plugin). Within the ``tryfirst`` and plain tiers, plugins are
+called in alphabetical order of their entry-point name; within ``trylast``, in reverse.
 
 Hooks marked *async-capable* may return an awaitable; langacp awaits it. Every other hook is
 called synchronously on the event loop: keep it fast (a mapper is called once per tool call
