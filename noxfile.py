@@ -1,4 +1,4 @@
-"""Development sessions. ``nox -s tests`` is what CI runs (see .ci/run and the README)."""
+"""Development sessions. ``nox`` (tests, lint, typecheck) is what CI runs: see .ci/run and the README."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import nox
 
 ROOT = Path(__file__).parent
 PLUGINS = sorted(p.name for p in (ROOT / "plugins").iterdir() if (p / "pyproject.toml").exists())
+EXAMPLE_PLUGIN = "examples/plugin-titles"
 TEST_DEPS = ["pytest>=8", "pytest-asyncio>=0.24", "pytest-timeout>=2"]
 
 nox.options.sessions = ["tests", "lint", "typecheck"]
@@ -16,13 +17,14 @@ nox.options.reuse_existing_virtualenvs = True
 
 def _install_all(session: nox.Session) -> None:
     session.install("-e", "./core", *(f"-e./plugins/{name}" for name in PLUGINS), *TEST_DEPS)
+    session.install("-e", EXAMPLE_PLUGIN)
 
 
 @nox.session(python="3.11")
 def tests(session: nox.Session) -> None:
-    """Everything installed: the core's tests, every plugin's tests, the cross-package tests."""
+    """Everything installed: the core's tests, every plugin's tests, the example plugin's, the cross-package tests."""
     _install_all(session)
-    paths = ["core/tests", *(f"plugins/{name}/tests" for name in PLUGINS), "tests"]
+    paths = ["core/tests", *(f"plugins/{name}/tests" for name in PLUGINS), f"{EXAMPLE_PLUGIN}/tests", "tests"]
     session.run("pytest", *paths, *session.posargs)
 
 

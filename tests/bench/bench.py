@@ -54,7 +54,7 @@ import uuid
 from collections import defaultdict
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
@@ -63,6 +63,9 @@ TARGET = "tests/agents/scripted.py:agent"
 AGENT_CMD = [sys.executable, "-m", "langacp.cli", "serve", TARGET]
 SYSTEM_PROMPT = "You are a scripted test agent."  # what tests/agents/scripted.py:agent uses
 RECURSION_LIMIT = 1000  # langacp serve's default
+DELAY_ENV = "LANGACP_TEST_TOKEN_DELAY"  # read by tests/agents/scripted.py:make_model
+YIELD_DELAY = 1e-9
+"""Token delay of the yielding model: ``asyncio.sleep(1e-9)`` suspends the model between tokens at no real cost."""
 
 
 @dataclass(frozen=True)
@@ -78,7 +81,9 @@ class Sizes:
     runs: int
 
 
-FULL = Sizes(stream_small=2_000, stream_large=20_000, tools=200, sessions=20, session_tokens=2_000, rss_sessions=100, runs=5)
+FULL = Sizes(
+    stream_small=2_000, stream_large=20_000, tools=200, sessions=20, session_tokens=2_000, rss_sessions=100, runs=5
+)
 QUICK = Sizes(stream_small=500, stream_large=5_000, tools=50, sessions=5, session_tokens=2_000, rss_sessions=20, runs=3)
 
 
@@ -133,13 +138,14 @@ def _make_client() -> Any:
 
 
 @asynccontextmanager
-async def agent_process(client: Any) -> AsyncIterator[tuple[Any, asyncio.subprocess.Process]]:
+async def agent_process(client: Any, token_delay: float = 0.0) -> AsyncIterator[tuple[Any, asyncio.subprocess.Process]]:
     """``langacp serve`` on the scripted agent, its stderr in a temporary file shown if anything fails."""
     from langacp.client import spawn_agent
 
+    env = {**os.environ, DELAY_ENV: repr(token_delay)}
     with tempfile.TemporaryFile() as log:
         try:
-            async with spawn_agent(AGENT_CMD, client, env=dict(os.environ), cwd=str(REPO), stderr=log) as pair:
+            async with spawn_agent(AGENT_CMD, client, env=env, cwd=str(REPO), stderr=log) as pair:
                 yield pair
         except BaseException as exc:
             raise BenchmarkError(f"agent failed: {exc!r}\n--- agent stderr (tail) ---\n{_tail(log)}") from exc
@@ -177,8 +183,8 @@ async def _until(condition: Callable[[], bool], what: str, timeout: float = 30.0
         await asyncio.sleep(0.001)
 
 
-async def served_stream(conn: Any, client: Any, session_id: str, n: int) -> float:
-    """Seconds from ``session/prompt`` until the response and the whole ``long n`` answer are in."""
+async def served_stream(conn: Any, client: Any, session_id: str, n: int) -> tuple[float, int]:
+    """Seconds from ``session/prompt`` until the response and the whole ``long n`` answer are in, and messages used."""
     expected = expected_text(n)
     start = time.perf_counter()
     stop_reason = await _prompt(conn, session_id, f"long {n}")
@@ -191,7 +197,7 @@ async def served_stream(conn: Any, client: Any, session_id: str, n: int) -> floa
             f"session {session_id}: stop {stop_reason!r}, {len(text.split())} words received instead of {n} "
             f"(first difference at char {_first_difference(text, expected)})"
         )
-    return end - start
+    return end - start, len(client.texts[session_id])
 
 
 def _first_difference(a: str, b: str) -> int:
@@ -204,13 +210,16 @@ def _first_difference(a: str, b: str) -> int:
 class InProcess:
     """The served graph built the way the factory builds it, minus langacp's middleware."""
 
-    def __init__(self) -> None:
+    def __init__(self, token_delay: float = 0.0) -> None:
         from langchain.agents import create_agent
         from langgraph.checkpoint.memory import InMemorySaver
 
+        from langacp.testing.model import ScriptedChatModel
+
         scripted = _load_scripted()
+        model = ScriptedChatModel(responder=scripted.respond, token_delay=token_delay)  # what make_model() builds
         self.graph = create_agent(
-            scripted.make_model(), tools=scripted.TOOLS, system_prompt=SYSTEM_PROMPT, checkpointer=InMemorySaver()
+            model, tools=scripted.TOOLS, system_prompt=SYSTEM_PROMPT, checkpointer=InMemorySaver()
         )
 
     async def _run(self, prompt: str, on_item: Callable[[Any], None]) -> float:
@@ -260,14 +269,24 @@ class InProcess:
 
 
 @dataclass
+class Streaming:
+    """Row (a) for one model: tokens/s served and in-process, and ``agent_message_chunk`` messages per answer."""
+
+    small_served: float = 0.0
+    small_inproc: float = 0.0
+    large_served: float = 0.0
+    large_inproc: float = 0.0
+    small_messages: int = 0
+    large_messages: int = 0
+
+
+@dataclass
 class Results:
     """Every number the table shows (rates per second, times in seconds, memory in MB or KB)."""
 
     sizes: dict[str, int]
-    stream_small_served: float = 0.0
-    stream_small_inproc: float = 0.0
-    stream_large_served: float = 0.0
-    stream_large_inproc: float = 0.0
+    burst: Streaming = field(default_factory=Streaming)
+    yielding: Streaming = field(default_factory=Streaming)
     tools_served: float = 0.0
     tools_inproc: float = 0.0
     initialize_s: float = 0.0
@@ -283,43 +302,70 @@ class Results:
     total_s: float = 0.0
 
 
-async def _best(runs: int, measure: Callable[[], Awaitable[float]]) -> float:
-    """The fastest of ``runs`` measurements (the least disturbed by the rest of the machine)."""
-    return min([await measure() for _ in range(runs)])
+RUNS_PER_RATE = 3
+"""Throughput numbers are the best of this many runs: the run least disturbed by the rest of the machine."""
 
 
-async def bench_streaming_and_tools(sizes: Sizes, results: Results) -> None:
-    """Rows (a) and (b): one agent process, one fresh session per measurement, warmed up first."""
-    inproc = InProcess()
+async def _best(measure: Callable[[], Awaitable[float]]) -> float:
+    return min([await measure() for _ in range(RUNS_PER_RATE)])
+
+
+@asynccontextmanager
+async def _warm_agent(client: Any, token_delay: float) -> AsyncIterator[Any]:
+    """An initialized agent that has already served one session (target imported, graph code warm)."""
+    async with agent_process(client, token_delay) as (conn, _):
+        await _initialize(conn)
+        await _prompt(conn, await _new_session(conn), "echo hi")
+        await served_stream(conn, client, await _new_session(conn), 10)
+        yield conn
+
+
+async def bench_streaming(sizes: Sizes, token_delay: float) -> Streaming:
+    """Row (a) for one model; every measurement in a fresh session (or a fresh thread in-process)."""
+    result = Streaming()
+    inproc = InProcess(token_delay)
     await inproc.stream(10)  # warm-up
-    small_runs = 3
-    results.stream_small_inproc = sizes.stream_small / await _best(small_runs, lambda: inproc.stream(sizes.stream_small))
-    results.stream_large_inproc = sizes.stream_large / await inproc.stream(sizes.stream_large)
-    results.tools_inproc = sizes.tools / await inproc.tools(sizes.tools)
+    result.small_inproc = sizes.stream_small / await _best(lambda: inproc.stream(sizes.stream_small))
+    result.large_inproc = sizes.stream_large / await _best(lambda: inproc.stream(sizes.stream_large))
 
     client = _make_client()
-    async with agent_process(client) as (conn, _):
-        await _initialize(conn)
-        warm = await _new_session(conn)
-        await _prompt(conn, warm, "echo hi")
-        await served_stream(conn, client, await _new_session(conn), 10)
+    async with _warm_agent(client, token_delay) as conn:
 
-        async def small() -> float:
-            return await served_stream(conn, client, await _new_session(conn), sizes.stream_small)
+        async def served(n: int) -> float:
+            elapsed, messages = await served_stream(conn, client, await _new_session(conn), n)
+            if n == sizes.stream_small:
+                result.small_messages = messages
+            else:
+                result.large_messages = messages
+            return elapsed
 
-        results.stream_small_served = sizes.stream_small / await _best(small_runs, small)
-        session = await _new_session(conn)
-        results.stream_large_served = sizes.stream_large / await served_stream(conn, client, session, sizes.stream_large)
+        result.small_served = sizes.stream_small / await _best(lambda: served(sizes.stream_small))
+        result.large_served = sizes.stream_large / await _best(lambda: served(sizes.stream_large))
+    return result
 
-        session = await _new_session(conn)
-        start = time.perf_counter()
-        stop_reason = await _prompt(conn, session, f"tools {sizes.tools}")
-        responded = time.perf_counter()
-        await _until(lambda: client.completed[session] >= sizes.tools, "the completed tool calls")
-        elapsed = max(responded, client.last_update.get(session, responded)) - start
-        if stop_reason != "end_turn" or client.completed[session] != sizes.tools:
-            raise BenchmarkError(f"tools: stop {stop_reason!r}, {client.completed[session]} calls completed")
-        results.tools_served = sizes.tools / elapsed
+
+async def bench_tools(sizes: Sizes, results: Results) -> None:
+    """Row (b): completed tool calls/s served and in-process (``astream(stream_mode="messages")``)."""
+    n = sizes.tools
+    inproc = InProcess()
+    await inproc.tools(2)  # warm-up
+    results.tools_inproc = n / await _best(lambda: inproc.tools(n))
+
+    client = _make_client()
+    async with _warm_agent(client, 0.0) as conn:
+        await _prompt(conn, await _new_session(conn), "tools 2")
+
+        async def served() -> float:
+            session = await _new_session(conn)
+            start = time.perf_counter()
+            stop_reason = await _prompt(conn, session, f"tools {n}")
+            responded = time.perf_counter()
+            await _until(lambda: client.completed[session] >= n, "the completed tool calls")
+            if stop_reason != "end_turn" or client.completed[session] != n:
+                raise BenchmarkError(f"tools: stop {stop_reason!r}, {client.completed[session]} calls completed")
+            return max(responded, client.last_update[session]) - start
+
+        results.tools_served = n / await _best(served)
 
 
 async def _spawn_and_wait(code: str) -> float:
@@ -361,25 +407,23 @@ async def bench_cold_start(sizes: Sizes, results: Results) -> None:
 
 
 async def bench_concurrency(sizes: Sizes, results: Results) -> None:
-    """Row (d): S sessions streaming at once against one session alone, same agent process."""
+    """Row (d), with the yielding model: S sessions streaming at once against one session alone."""
     client = _make_client()
     n = sizes.session_tokens
-    async with agent_process(client) as (conn, _):
-        await _initialize(conn)
-        warm = await _new_session(conn)
-        await _prompt(conn, warm, "echo hi")
-        await served_stream(conn, client, await _new_session(conn), n)  # warm-up at full size
+    async with _warm_agent(client, YIELD_DELAY) as conn:
 
         async def single() -> float:
-            return await served_stream(conn, client, await _new_session(conn), n)
+            return (await served_stream(conn, client, await _new_session(conn), n))[0]
 
-        results.concurrent_single = n / await _best(3, single)
-        sessions = [await _new_session(conn) for _ in range(sizes.sessions)]
-        start = time.perf_counter()
-        await asyncio.gather(*(served_stream(conn, client, s, n) for s in sessions))
-        # Each call measured its own span; the aggregate is over the wall time of all of them.
-        end = max(client.last_update[s] for s in sessions)
-        results.concurrent_aggregate = sizes.sessions * n / (end - start)
+        results.concurrent_single = n / await _best(single)
+
+        async def together() -> float:
+            sessions = [await _new_session(conn) for _ in range(sizes.sessions)]
+            start = time.perf_counter()
+            await asyncio.gather(*(served_stream(conn, client, s, n) for s in sessions))
+            return max(client.last_update[s] for s in sessions) - start
+
+        results.concurrent_aggregate = sizes.sessions * n / await _best(together)
 
 
 def _rss_mb(pid: int) -> float:
@@ -403,6 +447,20 @@ async def bench_memory(sizes: Sizes, results: Results) -> None:
     results.rss_per_session_kb = growth * 1024 / max(1, sizes.rss_sessions - 1)
 
 
+async def run(sizes: Sizes) -> Results:
+    """Every measurement, in one run."""
+    results = Results(sizes=asdict(sizes))
+    start = time.perf_counter()
+    results.burst = await bench_streaming(sizes, 0.0)
+    results.yielding = await bench_streaming(sizes, YIELD_DELAY)
+    await bench_tools(sizes, results)
+    await bench_concurrency(sizes, results)
+    await bench_cold_start(sizes, results)
+    await bench_memory(sizes, results)
+    results.total_s = time.perf_counter() - start
+    return results
+
+
 # -- report ---------------------------------------------------------------------------------------
 
 
@@ -410,36 +468,41 @@ def _rate(value: float, unit: str) -> str:
     return f"{value:,.0f} {unit}"
 
 
-def render(sizes: Sizes, r: Results) -> str:
-    """The Markdown table."""
-    s, l_ = sizes.stream_small, sizes.stream_large
-    growth_served = r.stream_large_served / r.stream_small_served
-    growth_inproc = r.stream_large_inproc / r.stream_small_inproc
-    rows = [
-        ("Measurement", "langacp over ACP", "baseline", "ratio / Δ", "goal"),
+def _streaming_rows(label: str, sizes: Sizes, r: Streaming) -> list[tuple[str, ...]]:
+    rows: list[tuple[str, ...]] = []
+    for n, served, inproc, messages in (
+        (sizes.stream_small, r.small_served, r.small_inproc, r.small_messages),
+        (sizes.stream_large, r.large_served, r.large_inproc, r.large_messages),
+    ):
+        rows.append(
+            (
+                f"(a) streaming {n:,} tokens, {label}",
+                f"{_rate(served, 'tok/s')} ({messages:,} messages)",
+                _rate(inproc, "tok/s") + " in-process",
+                f"{served / inproc:.2f}×",
+                "≥ 0.8",
+            )
+        )
+    rows.append(
         (
-            f"(a) streaming {s:,} tokens",
-            _rate(r.stream_small_served, "tok/s"),
-            _rate(r.stream_small_inproc, "tok/s") + " in-process",
-            f"{r.stream_small_served / r.stream_small_inproc:.2f}×",
-            "≥ 0.8",
-        ),
-        (
-            f"(a) streaming {l_:,} tokens",
-            _rate(r.stream_large_served, "tok/s"),
-            _rate(r.stream_large_inproc, "tok/s") + " in-process",
-            f"{r.stream_large_served / r.stream_large_inproc:.2f}×",
-            "≥ 0.8",
-        ),
-        (
-            f"(a) growth: tok/s at {l_:,} / at {s:,}",
-            f"{growth_served:.2f}×",
-            f"{growth_inproc:.2f}× in-process",
+            f"(a) growth {sizes.stream_small:,} → {sizes.stream_large:,} tokens, {label}",
+            f"{r.large_served / r.small_served:.2f}×",
+            f"{r.large_inproc / r.small_inproc:.2f}× in-process",
             "",
             "≈ 1 (no slowdown)",
-        ),
+        )
+    )
+    return rows
+
+
+def render(sizes: Sizes, r: Results) -> str:
+    """The Markdown table."""
+    rows: list[tuple[str, ...]] = [
+        ("Measurement", "langacp over ACP", "baseline", "ratio / Δ", "goal"),
+        *_streaming_rows("model never yields", sizes, r.burst),
+        *_streaming_rows("model yields per token", sizes, r.yielding),
         (
-            f"(b) tools: {sizes.tools} sequential calls",
+            f"(b) tools: {sizes.tools} sequential calls in one turn",
             _rate(r.tools_served, "calls/s"),
             _rate(r.tools_inproc, "calls/s") + " in-process",
             f"{r.tools_served / r.tools_inproc:.2f}×",
@@ -449,19 +512,19 @@ def render(sizes: Sizes, r: Results) -> str:
             f"(c) spawn → initialize (median of {sizes.runs})",
             f"{r.initialize_s:.3f} s",
             f"{r.import_acp_s:.3f} s `import acp`",
-            f"+{r.initialize_s - r.import_acp_s:.3f} s",
+            f"{r.initialize_s - r.import_acp_s:+.3f} s",
             "≤ +0.3 s",
         ),
         (
             f"(c) spawn → session/new (median of {sizes.runs})",
             f"{r.session_new_s:.3f} s",
             f"{r.import_langchain_agents_s:.3f} s `import langchain.agents`",
-            f"+{r.session_new_s - r.import_acp_s:.3f} s over `import acp`; "
-            f"+{r.session_new_s - r.import_langchain_agents_s:.3f} s over `import langchain.agents`",
+            f"{r.session_new_s - r.import_acp_s:+.3f} s vs `import acp`, "
+            f"{r.session_new_s - r.import_langchain_agents_s:+.3f} s vs `import langchain.agents`",
             "",
         ),
         (
-            f"(d) {sizes.sessions} sessions × {sizes.session_tokens:,} tokens at once",
+            f"(d) {sizes.sessions} sessions × {sizes.session_tokens:,} tokens at once (yielding model)",
             _rate(r.concurrent_aggregate, "tok/s") + " aggregate",
             _rate(r.concurrent_single, "tok/s") + " one session alone",
             f"{r.concurrent_aggregate / r.concurrent_single:.2f}×",
@@ -482,18 +545,6 @@ def render(sizes: Sizes, r: Results) -> str:
     return "\n".join(lines)
 
 
-async def run(sizes: Sizes) -> Results:
-    """Every measurement, in one run."""
-    results = Results(sizes=asdict(sizes))
-    start = time.perf_counter()
-    await bench_streaming_and_tools(sizes, results)
-    await bench_concurrency(sizes, results)
-    await bench_cold_start(sizes, results)
-    await bench_memory(sizes, results)
-    results.total_s = time.perf_counter() - start
-    return results
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--quick", action="store_true", help="smaller sizes, under a minute")
@@ -507,8 +558,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"benchmark failed: {exc}", file=sys.stderr)
         return 1
     print(render(sizes, results))
-    print(f"\n{'quick' if args.quick else 'full'} run, {results.total_s:.0f} s, {os.cpu_count()} CPUs, "
-          f"Python {sys.version.split()[0]}")
+    print(
+        f"\n{'quick' if args.quick else 'full'} run, {results.total_s:.0f} s, {os.cpu_count()} CPUs, "
+        f"Python {sys.version.split()[0]}"
+    )
     if args.json:
         Path(args.json).write_text(json.dumps(asdict(results), indent=2) + "\n")
     return 0
