@@ -317,3 +317,13 @@ async def test_meta_key_named_self_is_harmless(start_raw: Any) -> None:
     async with start_raw() as agent:
         reply = await agent.request(1, "initialize", {"protocolVersion": 1, "_meta": {"self": 1, "x": 2}})
         assert reply["result"]["protocolVersion"] == 1
+
+
+async def test_unknown_store_driver_is_a_clear_error(start_agent: StartAgent) -> None:
+    async with start_agent(args=["--store", "nosuch:///tmp/x.db"]) as agent:
+        response = await agent.conn.initialize(protocol_version=1)
+        assert response.agent_capabilities is not None and response.agent_capabilities.load_session is False
+        with pytest.raises(RequestError) as err:
+            await agent.conn.new_session(cwd=str(agent.cwd))
+        assert "no session store driver 'nosuch'" in str(err.value.data)
+        assert "nosuch" in agent.stderr()

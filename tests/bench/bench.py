@@ -477,7 +477,7 @@ def _streaming_rows(label: str, sizes: Sizes, r: Streaming) -> list[tuple[str, .
         rows.append(
             (
                 f"(a) streaming {n:,} tokens, {label}",
-                f"{_rate(served, 'tok/s')} ({messages:,} messages)",
+                f"{_rate(served, 'tok/s')} in {messages:,} msg",
                 _rate(inproc, "tok/s") + " in-process",
                 f"{served / inproc:.2f}×",
                 "≥ 0.8",

@@ -8,11 +8,13 @@ are ignored, never trusted.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import os
 import uuid
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from acp import PROTOCOL_VERSION, RequestError
 from acp.schema import (
@@ -50,6 +52,27 @@ __all__ = ["LangacpAgent"]
 log = logging.getLogger("langacp.agent")
 
 DEFAULT_RECURSION_LIMIT = 1000
+
+F = TypeVar("F", bound=Callable[..., Awaitable[Any]])
+
+
+def serving(method: str) -> Callable[[F], F]:
+    """Turn any exception a handler raises into a JSON-RPC error through ``langacp_map_error``."""
+
+    def decorate(handler: F) -> F:
+        @functools.wraps(handler)
+        async def wrapper(self: LangacpAgent, *args: Any, **kwargs: Any) -> Any:
+            try:
+                return await handler(self, *args, **kwargs)
+            except (RequestError, asyncio.CancelledError):
+                raise
+            except Exception as exc:
+                log.exception("error while serving %s", method)
+                raise self.plugins.map_error(exc, method) from exc
+
+        return cast(F, wrapper)
+
+    return decorate
 
 
 @dataclass
@@ -149,6 +172,7 @@ class LangacpAgent:
 
     # -- initialize / authenticate -------------------------------------------------------------
 
+    @serving("initialize")
     async def initialize(
         self, protocol_version: int, client_capabilities: Any = None, client_info: Any = None, **_: Any
     ) -> InitializeResponse:
@@ -170,8 +194,9 @@ class LangacpAgent:
             agent_info=Implementation(name="langacp", title="langacp", version=__version__),
         )
 
+    @serving("authenticate")
     async def authenticate(self, method_id: str, **_: Any) -> None:
-        ok = await self._guard("authenticate", self.plugins.authenticate(method_id))
+        ok = await self.plugins.authenticate(method_id)
         if ok is None:
             raise RequestError.invalid_params({"details": f"unknown auth method {method_id!r}"})
         if not ok:
@@ -179,6 +204,7 @@ class LangacpAgent:
 
     # -- sessions ------------------------------------------------------------------------------
 
+    @serving("session/new")
     async def new_session(
         self,
         cwd: str,
@@ -190,13 +216,14 @@ class LangacpAgent:
         record = SessionRecord(
             session_id=uuid.uuid4().hex, cwd=cwd, additional_directories=list(additional_directories or [])
         )
-        session = await self._guard("session/new", self._open(record, mcp_servers, created=True))
+        session = await self._open(record, mcp_servers, created=True)
         return NewSessionResponse(
             session_id=record.session_id,
             modes=self.plugins.session_modes(session.context),
             config_options=self.plugins.config_options(session.context) or None,
         )
 
+    @serving("session/load")
     async def load_session(
         self,
         cwd: str,
@@ -208,15 +235,14 @@ class LangacpAgent:
         session = await self._restore(session_id, cwd, mcp_servers, additional_directories, "session/load")
         from langacp.replay import replay_history
 
-        await self._guard(
-            "session/load", replay_history(self.plugins, session.context, session.graph, session.sink, session.config)
-        )
+        await replay_history(self.plugins, session.context, session.graph, session.sink, session.config)
         await session.sink.flush()
         return LoadSessionResponse(
             modes=self.plugins.session_modes(session.context),
             config_options=self.plugins.config_options(session.context) or None,
         )
 
+    @serving("session/resume")
     async def resume_session(
         self,
         session_id: str,
@@ -254,8 +280,7 @@ class LangacpAgent:
         record.cwd = cwd
         if additional_directories is not None:
             record.additional_directories = list(additional_directories)
-        session: Session = await self._guard(method, self._open(record, mcp_servers, created=False))
-        return session
+        return await self._open(record, mcp_servers, created=False)
 
     async def _open(self, record: SessionRecord, mcp_servers: list[Any] | None, *, created: bool) -> Session:
         from langacp.bridge import UpdateSink
@@ -309,6 +334,7 @@ class LangacpAgent:
             return
         await self.client.session_update(session_id=session_id, update=update)
 
+    @serving("session/list")
     async def list_sessions(self, cwd: str | None = None, cursor: str | None = None, **_: Any) -> ListSessionsResponse:
         if cwd is not None and not os.path.isabs(cwd):
             raise RequestError.invalid_params({"details": f"cwd must be an absolute path: {cwd!r}"})
@@ -328,6 +354,7 @@ class LangacpAgent:
             next_cursor=next_cursor,
         )
 
+    @serving("session/close")
     async def close_session(self, session_id: str, **_: Any) -> None:
         session = self._session(session_id)
         await self._close(session)
@@ -352,9 +379,10 @@ class LangacpAgent:
 
     # -- modes and config ----------------------------------------------------------------------
 
+    @serving("session/set_mode")
     async def set_session_mode(self, session_id: str, mode_id: str, **_: Any) -> SetSessionModeResponse:
         session = self._session(session_id)
-        ok = await self._guard("session/set_mode", self.plugins.set_mode(session.context, mode_id))
+        ok = await self.plugins.set_mode(session.context, mode_id)
         if ok is None:
             raise RequestError.method_not_found("session/set_mode")
         if not ok:
@@ -366,13 +394,12 @@ class LangacpAgent:
         await self._save(session)
         return SetSessionModeResponse()
 
+    @serving("session/set_config_option")
     async def set_config_option(
         self, config_id: str, session_id: str, value: str | bool, **_: Any
     ) -> SetSessionConfigOptionResponse:
         session = self._session(session_id)
-        ok = await self._guard(
-            "session/set_config_option", self.plugins.set_config_option(session.context, config_id, value)
-        )
+        ok = await self.plugins.set_config_option(session.context, config_id, value)
         if ok is None:
             raise RequestError.invalid_params({"details": f"unknown config option {config_id!r}"})
         if not ok:
@@ -387,6 +414,7 @@ class LangacpAgent:
 
     # -- prompt and cancel ---------------------------------------------------------------------
 
+    @serving("session/prompt")
     async def prompt(self, session_id: str, prompt: list[Any], **_: Any) -> PromptResponse:
         session = self._session(session_id)
         if session.turn is not None and not session.turn.done():
@@ -482,18 +510,6 @@ class LangacpAgent:
         return PromptResponse(stop_reason="end_turn")
 
     # -- errors and shutdown -------------------------------------------------------------------
-
-    async def _guard(self, method: str, awaitable: Any) -> Any:
-        """Await ``awaitable``; any exception becomes a JSON-RPC error through the error hook."""
-        try:
-            return await awaitable
-        except RequestError:
-            raise
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:
-            log.exception("error while serving %s", method)
-            raise self.plugins.map_error(exc, method) from exc
 
     async def shutdown(self) -> None:
         """Cancel running prompts and close every session (stdin EOF or a signal)."""
