@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import importlib.util
 import json
 import os
@@ -327,6 +328,8 @@ async def bench_streaming(sizes: Sizes, token_delay: float) -> Streaming:
     await inproc.stream(10)  # warm-up
     result.small_inproc = sizes.stream_small / await _best(lambda: inproc.stream(sizes.stream_small))
     result.large_inproc = sizes.stream_large / await _best(lambda: inproc.stream(sizes.stream_large))
+    del inproc  # its threads would slow this process's garbage collector while it plays the client
+    gc.collect()
 
     client = _make_client()
     async with _warm_agent(client, token_delay) as conn:
@@ -350,6 +353,8 @@ async def bench_tools(sizes: Sizes, results: Results) -> None:
     inproc = InProcess()
     await inproc.tools(2)  # warm-up
     results.tools_inproc = n / await _best(lambda: inproc.tools(n))
+    del inproc
+    gc.collect()
 
     client = _make_client()
     async with _warm_agent(client, 0.0) as conn:

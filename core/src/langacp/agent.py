@@ -475,7 +475,13 @@ class LangacpAgent:
             reason = CANCELLED_TEXT if outcome.cancelled else f"Failed: {outcome.error}"
             runner.close_open_tools(reason)
             try:
-                await repair_thread(session.graph, session.config, reason)
+                await repair_thread(
+                    session.graph,
+                    session.config,
+                    reason,
+                    partial_text="".join(runner.partial_text),
+                    partial_node=runner.partial_node,
+                )
             except Exception:
                 log.exception("could not repair the thread of session %s", context.session_id)
         stop_reason = self.plugins.stop_reason(context, outcome)

@@ -117,8 +117,9 @@ class TurnRunner:
         self.sink = sink
         self.graph = graph
         self.tools: dict[str, _ToolState] = {}
-        self._chunk_ids: dict[tuple[str, int], str] = {}
-        self._ai_ids: set[str] = set()
+        self.partial_text: list[str] = []
+        """Text of the model response being streamed and not yet in the checkpoint."""
+        self.partial_node: str | None = None
 
     # -- the loop ----------------------------------------------------------------------------
 
@@ -157,18 +158,20 @@ class TurnRunner:
             return
         if metadata.get("langgraph_node") == "tools":
             return  # a model called from inside a tool: not the agent's own answer
-        if message.id and message.id not in self._ai_ids:
-            self._ai_ids.add(message.id)
+        self.partial_node = metadata.get("langgraph_node")
         content = message.content
         if isinstance(content, str) and not getattr(message, "tool_call_chunks", None) and not message.tool_calls:
             if content:
+                self.partial_text.append(content)
                 self._emit_block({"type": "text", "text": content})
         else:
             for raw_block in message.content_blocks:
                 block: dict[str, Any] = dict(raw_block)
                 btype = block.get("type")
+                if btype == "text" and block.get("text"):
+                    self.partial_text.append(str(block["text"]))
                 if btype == "tool_call_chunk":
-                    self._on_tool_call_chunk(message.id or "", block)
+                    self._on_tool_call_chunk(block)
                 elif btype == "tool_call":
                     self._announce(str(block.get("id") or ""), str(block.get("name") or ""), block.get("args"))
                 elif btype not in ("invalid_tool_call", "server_tool_call", "server_tool_result"):
@@ -186,12 +189,11 @@ class TurnRunner:
     def _say(self, text: str) -> None:
         self._emit_block({"type": "text", "text": text})
 
-    def _on_tool_call_chunk(self, message_id: str, block: dict[str, Any]) -> None:
-        index = block.get("index")
-        key = (message_id, index if isinstance(index, int) else -1)
+    def _on_tool_call_chunk(self, block: dict[str, Any]) -> None:
+        # Only the first chunk of a tool call carries its id and name; the arguments are
+        # reported once the complete message arrives in "updates".
         call_id = block.get("id")
         if call_id and block.get("name"):
-            self._chunk_ids[key] = call_id
             self._announce(call_id, block["name"], None)
 
     # -- updates mode --------------------------------------------------------------------------
@@ -208,6 +210,7 @@ class TurnRunner:
                 messages = [messages] if messages is not None else []
             for message in messages:
                 if isinstance(message, AIMessage):
+                    self.partial_text.clear()  # now in the checkpoint
                     outcome.model_calls += 1
                     outcome.last_message = message
                     reason = (message.response_metadata or {}).get("finish_reason") or (
@@ -301,14 +304,28 @@ def _raw_output(message: ToolMessage) -> Any:
     return str(content)
 
 
-async def repair_thread(graph: Any, config: dict[str, Any], reason: str = CANCELLED_TEXT) -> int:
-    """Answer tool calls left without a result (after a cancel or a crash) with error ToolMessages.
+async def repair_thread(
+    graph: Any,
+    config: dict[str, Any],
+    reason: str = CANCELLED_TEXT,
+    *,
+    partial_text: str = "",
+    partial_node: str | None = None,
+) -> int:
+    """Make a thread whose turn was cut short (cancel, error, crash) fit for the next turn.
 
-    Providers reject a conversation whose last AI message has unanswered tool calls, so the
-    next prompt would fail without this. Returns how many calls were repaired.
+    Tool calls left without a result get error ToolMessages: providers reject a conversation
+    whose last AI message has unanswered tool calls. An answer cut off while streaming is
+    kept (``partial_text``), so the model remembers what the user already read. Returns how
+    many messages were added.
     """
     if getattr(graph, "checkpointer", None) is None:
         return 0
+    nodes = getattr(graph, "nodes", {})
+    if partial_text.strip():
+        as_node = partial_node if partial_node in nodes else None
+        await graph.aupdate_state(config, {"messages": [AIMessage(content=partial_text)]}, as_node=as_node)
+        return 1
     state = await graph.aget_state(config)
     messages = (state.values or {}).get("messages") or []
     answered = {m.tool_call_id for m in messages if isinstance(m, ToolMessage)}
@@ -319,6 +336,6 @@ async def repair_thread(graph: Any, config: dict[str, Any], reason: str = CANCEL
     if not missing:
         return 0
     repairs = [ToolMessage(content=reason, tool_call_id=tc["id"], name=tc["name"], status="error") for tc in missing]
-    as_node = "tools" if "tools" in getattr(graph, "nodes", {}) else None
+    as_node = "tools" if "tools" in nodes else None
     await graph.aupdate_state(config, {"messages": repairs}, as_node=as_node)
     return len(repairs)

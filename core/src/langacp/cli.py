@@ -23,6 +23,7 @@ def _plugin_args(parser: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="langacp", description="Serve LangChain / LangGraph agents over ACP.")
+    parser.add_argument("--version", action="version", version=f"langacp {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     serve = sub.add_parser(
@@ -46,6 +47,12 @@ def build_parser() -> argparse.ArgumentParser:
     plugins.add_argument("--json", action="store_true", help="print JSON")
     _plugin_args(plugins)
     return parser
+
+
+def _version() -> str:
+    from langacp import __version__
+
+    return __version__
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -80,6 +80,12 @@ def serve(
 ) -> int:
     """Serve TARGET over stdin/stdout; returns the exit code."""
     configure_logging(log_level)
+    if sys.stdin.isatty():
+        print(
+            "langacp serve speaks the Agent Client Protocol on stdin/stdout: an editor (Zed, …) or an "
+            "ACP client starts it. Press Ctrl-D to quit.",
+            file=sys.stderr,
+        )
     from langacp.agent import LangacpAgent
     from langacp.plugins import load_plugins
 

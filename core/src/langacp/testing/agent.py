@@ -111,6 +111,8 @@ def respond(messages: list[BaseMessage]) -> Reply:
     if verb == "sysprompt":
         system = next((m.text for m in messages if isinstance(m, SystemMessage)), "")
         return Reply(text=f"system: {system}")
+    if verb == "transcript":
+        return Reply(text=" | ".join(f"{m.type}: {m.text.strip()}" for m in messages if m.type in ("human", "ai")))
     if verb == "history":
         return Reply(text=" | ".join(m.text for m in messages if isinstance(m, HumanMessage)))
     return Reply(text=f"You said: {command}")
