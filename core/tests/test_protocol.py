@@ -331,3 +331,12 @@ async def test_unknown_store_driver_is_a_clear_error(start_agent: StartAgent) ->
             await agent.conn.new_session(cwd=str(agent.cwd))
         assert "no session store driver 'nosuch'" in str(err.value.data)
         assert "nosuch" in agent.stderr()
+
+
+async def test_recursion_limit_stops_with_max_turn_requests(start_agent: StartAgent) -> None:
+    async with start_agent(args=["--recursion-limit", "8"]) as agent:
+        sid = await agent.start()
+        assert await agent.prompt(sid, "tools 50") == "max_turn_requests"
+        agent.client.updates.clear()
+        assert await agent.prompt(sid, "dangling") == "end_turn"
+        assert agent.client.text(sid) == "dangling: 0"

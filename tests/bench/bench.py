@@ -321,15 +321,18 @@ async def _warm_agent(client: Any, token_delay: float) -> AsyncIterator[Any]:
         yield conn
 
 
+async def _inproc_streaming(sizes: Sizes, token_delay: float) -> tuple[float, float]:
+    inproc = InProcess(token_delay)
+    await inproc.stream(10)  # warm-up
+    small = sizes.stream_small / await _best(lambda: inproc.stream(sizes.stream_small))
+    return small, sizes.stream_large / await _best(lambda: inproc.stream(sizes.stream_large))
+
+
 async def bench_streaming(sizes: Sizes, token_delay: float) -> Streaming:
     """Row (a) for one model; every measurement in a fresh session (or a fresh thread in-process)."""
     result = Streaming()
-    inproc = InProcess(token_delay)
-    await inproc.stream(10)  # warm-up
-    result.small_inproc = sizes.stream_small / await _best(lambda: inproc.stream(sizes.stream_small))
-    result.large_inproc = sizes.stream_large / await _best(lambda: inproc.stream(sizes.stream_large))
-    del inproc  # its threads would slow this process's garbage collector while it plays the client
-    gc.collect()
+    result.small_inproc, result.large_inproc = await _inproc_streaming(sizes, token_delay)
+    gc.collect()  # the baseline's threads are gone: do not slow this process's GC while it plays the client
 
     client = _make_client()
     async with _warm_agent(client, token_delay) as conn:
@@ -347,13 +350,16 @@ async def bench_streaming(sizes: Sizes, token_delay: float) -> Streaming:
     return result
 
 
+async def _inproc_tools(n: int) -> float:
+    inproc = InProcess()
+    await inproc.tools(2)  # warm-up
+    return n / await _best(lambda: inproc.tools(n))
+
+
 async def bench_tools(sizes: Sizes, results: Results) -> None:
     """Row (b): completed tool calls/s served and in-process (``astream(stream_mode="messages")``)."""
     n = sizes.tools
-    inproc = InProcess()
-    await inproc.tools(2)  # warm-up
-    results.tools_inproc = n / await _best(lambda: inproc.tools(n))
-    del inproc
+    results.tools_inproc = await _inproc_tools(n)
     gc.collect()
 
     client = _make_client()

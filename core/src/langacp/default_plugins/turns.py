@@ -1,4 +1,8 @@
-"""Default stop reasons (``end_turn``, ``cancelled``) and exception → JSON-RPC error mapping."""
+"""Default stop reasons and exception → JSON-RPC error mapping.
+
+Stop reasons: ``cancelled``; ``max_turn_requests`` when the prompt hit LangGraph's recursion
+limit (``--recursion-limit``); otherwise ``end_turn``.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +14,11 @@ from langacp.types import SessionContext, TurnOutcome
 
 @hookimpl(trylast=True)
 def langacp_stop_reason(session: SessionContext, outcome: TurnOutcome) -> str:
-    return "cancelled" if outcome.cancelled else "end_turn"
+    if outcome.cancelled:
+        return "cancelled"
+    if outcome.error is not None and type(outcome.error).__name__ == "GraphRecursionError":
+        return "max_turn_requests"
+    return "end_turn"
 
 
 @hookimpl(trylast=True)
