@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import sys
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
@@ -13,10 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from acp import text_block
-from acp.client.connection import ClientSideConnection
 
-from langacp.client import RecordingClient, spawn_agent
+from langacp.client import RecordingClient
+from langacp.testing import harness
+from langacp.testing.harness import ServedAgent
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPTED = "langacp.testing.agent"
@@ -50,37 +49,20 @@ def agent_env(
 
 def serve_command(target: str = "agent", *args: str, testplug: bool = False, broken: bool = False) -> list[str]:
     spec = target if ":" in target else f"{SCRIPTED}:{target}"
-    enable = [*(["-p", "testplug"] if testplug else []), *(["-p", "brokenplug"] if broken else [])]
-    return [sys.executable, "-m", "langacp.cli", "serve", spec, *enable, *args]
+    enabled = [*(["testplug"] if testplug else []), *(["brokenplug"] if broken else [])]
+    return harness.serve_command(spec, *args, plugins=enabled)
 
 
 @dataclass
-class Running:
-    """A live agent subprocess and the client connected to it."""
+class Running(ServedAgent):
+    """A served agent plus the fixture plugin's event log."""
 
-    conn: ClientSideConnection
-    process: asyncio.subprocess.Process
-    client: RecordingClient
-    stderr_path: Path
-    cwd: Path
-    events_path: Path
-
-    def stderr(self) -> str:
-        return self.stderr_path.read_text(encoding="utf-8", errors="replace")
+    events_path: Path = Path("/nonexistent")
 
     def events(self) -> list[dict[str, Any]]:
         if not self.events_path.exists():
             return []
         return [json.loads(line) for line in self.events_path.read_text().splitlines() if line.strip()]
-
-    async def start(self) -> str:
-        """initialize + session/new; returns the session id."""
-        await self.conn.initialize(protocol_version=1)
-        return (await self.conn.new_session(cwd=str(self.cwd))).session_id
-
-    async def prompt(self, session_id: str, text: str) -> str:
-        response = await self.conn.prompt(session_id=session_id, prompt=[text_block(text)])
-        return str(response.stop_reason)
 
 
 StartAgent = Callable[..., AbstractAsyncContextManager[Running]]
@@ -101,22 +83,19 @@ def start_agent(tmp_path: Path) -> StartAgent:
         env: dict[str, str] | None = None,
         client: RecordingClient | None = None,
     ) -> AsyncIterator[Running]:
-        n = next(counter)
-        stderr_path = tmp_path / f"agent{n}.stderr"
-        events_path = tmp_path / f"events{n}.jsonl"
-        workdir = tmp_path / f"work{n}"
-        workdir.mkdir()
+        events_path = tmp_path / f"events{next(counter)}.jsonl"
         extra = {"LANGACP_TEST_EVENTS": str(events_path), **(env or {})}
-        rec = client or RecordingClient()
-        with stderr_path.open("w") as stderr:
-            async with spawn_agent(
-                serve_command(target, *args, testplug=bool(testplug), broken=broken),
-                rec,
-                env=agent_env(testplug=testplug, broken=broken, extra=extra),
-                cwd=str(REPO),
-                stderr=stderr,
-            ) as (conn, process):
-                yield Running(conn, process, rec, stderr_path, workdir, events_path)
+        spec = target if ":" in target else f"{SCRIPTED}:{target}"
+        enabled = [*(["testplug"] if testplug else []), *(["brokenplug"] if broken else [])]
+        async with harness.serve(
+            spec,
+            plugins=enabled,
+            args=args,
+            env=agent_env(testplug=testplug, broken=broken, extra=extra),
+            client=client,
+            isolate=False,  # agent_env already isolates
+        ) as served:
+            yield Running(**vars(served), events_path=events_path)
 
     return _start
 

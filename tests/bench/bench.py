@@ -2,38 +2,47 @@
 
 Run from the repository root::
 
-    python tests/bench/bench.py [--quick] [--json PATH]
+    python tests/bench/bench.py [--quick] [--json PATH] [--plugins]
 
 It serves ``tests/agents/scripted.py:agent`` with ``langacp serve`` as a subprocess, drives it
 over real stdin/stdout pipes with :class:`langacp.client.RecordingClient`, and prints one
-Markdown table. Every ratio compares two numbers measured in the same run, on the same
-machine, so it is meaningful even where absolute numbers are not. Nothing is asserted on
-time; the script exits 0 unless something crashes or an answer arrives wrong.
+Markdown table. Every ratio compares two numbers measured in the same run on the same
+machine, so it means something even where the absolute numbers do not. Nothing is asserted
+on time: the script exits 0 unless something crashes (1 if an answer arrives wrong).
+Throughputs are the best of 3 runs, times the median of N. Only the core's built-in plugins
+are loaded unless ``--plugins`` is given (then whatever the environment has installed).
 
-Rows:
+Rows (ratio = langacp / baseline; 1.0 means langacp adds nothing):
 
-- **Streaming N tokens**: tokens/s of an N-word answer (prompt ``long N``: ``w0 w1 …``) from
-  sending ``session/prompt`` until the client holds both the ``PromptResponse`` and the whole
-  text (words of the ``agent_message_chunk`` texts; the text is checked to be exactly the
-  expected one). Baseline: the same graph (``create_agent`` with the same scripted model,
-  tools, system prompt and an ``InMemorySaver`` checkpointer, as the factory builds it)
-  consumed in-process with ``astream(stream_mode="messages")``. Ratio = served / in-process;
-  1.0 means langacp adds nothing, the goal is >= 0.8.
-- **Streaming growth**: tokens/s at the large size divided by tokens/s at the small size,
-  for both paths. Near 1.0 means no slowdown as answers grow; well below 1.0 means a cost
-  that grows faster than the answer (quadratic work somewhere).
-- **Tools**: ``tools N`` makes N sequential ``add`` calls in one turn (N + 1 model calls).
-  Completed tool calls/s: ``tool_call_update`` with status ``completed`` over ACP, against
-  ``ToolMessage``s from the in-process ``astream(stream_mode="messages")``. Goal >= 0.9.
-- **Cold start**: median wall time from spawning ``langacp serve`` to the ``initialize``
-  response and to the first ``session/new`` response (which waits for LangChain and the
-  target to import), beside the floors ``python -c "import acp"`` and ``python -c "import
-  langchain.agents"`` (spawn to exit). The ratio column gives the difference to the
-  ``import acp`` floor; goal: initialize within 0.3 s of it.
-- **Concurrency**: S sessions of one agent process each stream a ``long M`` answer at once;
-  aggregate tokens/s against one session alone in the same process. Goal >= 0.9 (the
-  process should not lose throughput to contention).
-- **Memory**: RSS (``VmRSS``) of the agent process after ``initialize`` (before the target
+- **(a) streaming N tokens**: tokens/s of an N-word answer (prompt ``long N``: ``w0 w1 …``),
+  from sending ``session/prompt`` until the client holds both the ``PromptResponse`` and the
+  whole text (tokens = words of the ``agent_message_chunk`` texts; the text must equal the
+  expected one exactly). "msg" is how many ``agent_message_chunk`` notifications carried it
+  (langacp merges queued chunks). Baseline: the same graph (``create_agent`` with the same
+  ``ScriptedChatModel``, tools, system prompt and an ``InMemorySaver``, as the factory builds
+  it, minus langacp's middleware) consumed in-process with ``astream(stream_mode="messages")``.
+  Two models: **never yields** is the scripted model as is (``token_delay=0``): it never
+  suspends, so LangGraph hands every token to langacp at the end of the model call and the
+  answer leaves in one or two messages; this measures langacp's per-token work. **yields per
+  token** sleeps ``1e-9`` s between tokens, like a model reading from the network: each token
+  can leave on its own, so it also measures the per-message cost (SDK, JSON, pipe). Goal >= 0.8.
+- **(a) growth**: tokens/s at the large size / tokens/s at the small size, for each path.
+  About 1 means no slowdown as answers grow; below 1 means a cost growing faster than the
+  answer; above 1 means a fixed per-turn cost being amortized.
+- **(b) tools**: ``tools N`` makes N sequential ``add`` calls in one turn (N + 1 model calls).
+  Completed tool calls/s: ``tool_call_update`` with status ``completed`` received over ACP,
+  against ``ToolMessage``s from the in-process ``astream(stream_mode="messages")``. Goal >= 0.9.
+- **(c) cold start**: median wall time from spawning ``langacp serve`` to the ``initialize``
+  response and to the first ``session/new`` response (which waits for LangChain and the target
+  to import), beside the floors ``python -c "import acp"``, ``python -c "import
+  langchain.agents"`` and ``python -c "import acp, langchain.agents"`` (spawn to imported, without
+  interpreter teardown). The
+  ratio column gives differences to floors; goal: initialize within 0.3 s of ``import acp``.
+- **(d) concurrency**: S sessions of one agent process stream a ``long M`` answer at once
+  (yielding model); aggregate tokens/s against one session alone in the same process.
+  Goal >= 0.9 (no throughput lost to contention; above 1 when interleaved sessions let more
+  chunks merge per message).
+- **(e) memory**: RSS (``VmRSS``) of the agent process after ``initialize`` (before the target
   is imported), after one session with one ``echo hi`` prompt, and after K such sessions;
   per-session KB = (RSS after K - RSS after 1) / (K - 1).
 """
@@ -42,6 +51,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import gc
 import importlib.util
 import json
@@ -64,6 +74,7 @@ TARGET = "tests/agents/scripted.py:agent"
 AGENT_CMD = [sys.executable, "-m", "langacp.cli", "serve", TARGET]
 SYSTEM_PROMPT = "You are a scripted test agent."  # what tests/agents/scripted.py:agent uses
 RECURSION_LIMIT = 1000  # langacp serve's default
+NO_AUTOLOAD_ENV = "LANGACP_DISABLE_PLUGIN_AUTOLOAD"
 DELAY_ENV = "LANGACP_TEST_TOKEN_DELAY"  # read by tests/agents/scripted.py:make_model
 YIELD_DELAY = 1e-9
 """Token delay of the yielding model: ``asyncio.sleep(1e-9)`` suspends the model between tokens at no real cost."""
@@ -85,7 +96,9 @@ class Sizes:
 FULL = Sizes(
     stream_small=2_000, stream_large=20_000, tools=200, sessions=20, session_tokens=2_000, rss_sessions=100, runs=5
 )
-QUICK = Sizes(stream_small=500, stream_large=5_000, tools=50, sessions=5, session_tokens=2_000, rss_sessions=20, runs=3)
+QUICK = Sizes(
+    stream_small=1_000, stream_large=5_000, tools=50, sessions=5, session_tokens=2_000, rss_sessions=20, runs=3
+)
 
 
 class BenchmarkError(RuntimeError):
@@ -148,8 +161,8 @@ async def agent_process(client: Any, token_delay: float = 0.0) -> AsyncIterator[
         try:
             async with spawn_agent(AGENT_CMD, client, env=env, cwd=str(REPO), stderr=log) as pair:
                 yield pair
-        except BaseException as exc:
-            raise BenchmarkError(f"agent failed: {exc!r}\n--- agent stderr (tail) ---\n{_tail(log)}") from exc
+        except Exception as exc:
+            raise BenchmarkError(f"{exc!s} ({type(exc).__name__})\n--- agent stderr (tail) ---\n{_tail(log)}") from exc
 
 
 def _tail(log: IO[bytes], size: int = 4000) -> str:
@@ -190,13 +203,14 @@ async def served_stream(conn: Any, client: Any, session_id: str, n: int) -> tupl
     start = time.perf_counter()
     stop_reason = await _prompt(conn, session_id, f"long {n}")
     responded = time.perf_counter()
-    await _until(lambda: client.chars[session_id] >= len(expected), f"the text of session {session_id}")
+    with contextlib.suppress(BenchmarkError):  # a short text is reported just below
+        await _until(lambda: client.chars[session_id] >= len(expected), "the text", timeout=5.0)
     end = max(responded, client.last_update.get(session_id, responded))
     text = client.full_text(session_id)
     if stop_reason != "end_turn" or text != expected:
         raise BenchmarkError(
-            f"session {session_id}: stop {stop_reason!r}, {len(text.split())} words received instead of {n} "
-            f"(first difference at char {_first_difference(text, expected)})"
+            f"long {n}: stop reason {stop_reason!r}; the text received ({len(text.split())} words, {len(text)} chars) "
+            f"differs from the expected one ({len(expected)} chars) at char {_first_difference(text, expected)}"
         )
     return end - start, len(client.texts[session_id])
 
@@ -219,7 +233,7 @@ class InProcess:
 
         scripted = _load_scripted()
         model = ScriptedChatModel(responder=scripted.respond, token_delay=token_delay)  # what make_model() builds
-        self.graph = create_agent(
+        self.graph: Any = create_agent(
             model, tools=scripted.TOOLS, system_prompt=SYSTEM_PROMPT, checkpointer=InMemorySaver()
         )
 
@@ -294,6 +308,8 @@ class Results:
     session_new_s: float = 0.0
     import_acp_s: float = 0.0
     import_langchain_agents_s: float = 0.0
+    import_both_s: float = 0.0
+    plugins: bool = False
     concurrent_aggregate: float = 0.0
     concurrent_single: float = 0.0
     rss_initialize_mb: float = 0.0
@@ -374,34 +390,44 @@ async def bench_tools(sizes: Sizes, results: Results) -> None:
             await _until(lambda: client.completed[session] >= n, "the completed tool calls")
             if stop_reason != "end_turn" or client.completed[session] != n:
                 raise BenchmarkError(f"tools: stop {stop_reason!r}, {client.completed[session]} calls completed")
-            return max(responded, client.last_update[session]) - start
+            return float(max(responded, client.last_update[session]) - start)
 
         results.tools_served = n / await _best(served)
 
 
-async def _spawn_and_wait(code: str) -> float:
+async def _spawn_and_import(modules: str) -> float:
+    """Seconds from spawning ``python -c "import <modules>"`` until the import is done.
+
+    The child prints a line once imported, so the floor excludes interpreter teardown, which an
+    agent's ``initialize`` or ``session/new`` response does not wait for either.
+    """
     start = time.perf_counter()
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-c",
-        code,
+        f"import {modules}; print('imported', flush=True)",
         stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         env=dict(os.environ),
         cwd=str(REPO),
     )
-    if await process.wait() != 0:
-        raise BenchmarkError(f"python -c {code!r} failed")
-    return time.perf_counter() - start
+    assert process.stdout is not None
+    line = await process.stdout.readline()
+    elapsed = time.perf_counter() - start
+    await process.communicate()
+    if line.strip() != b"imported" or process.returncode != 0:
+        raise BenchmarkError(f"python -c 'import {modules}' failed")
+    return elapsed
 
 
 async def bench_cold_start(sizes: Sizes, results: Results) -> None:
-    """Row (c): runs interleaved (agent, import acp, import langchain.agents) so drift hits all alike."""
+    """Row (c): runs interleaved (agent, then each floor) so drift hits all alike."""
     initialize: list[float] = []
     session_new: list[float] = []
     floor_acp: list[float] = []
     floor_langchain: list[float] = []
+    floor_both: list[float] = []
     for _ in range(sizes.runs):
         start = time.perf_counter()
         async with agent_process(_make_client()) as (conn, _):
@@ -409,12 +435,14 @@ async def bench_cold_start(sizes: Sizes, results: Results) -> None:
             initialize.append(time.perf_counter() - start)
             await _new_session(conn)
             session_new.append(time.perf_counter() - start)
-        floor_acp.append(await _spawn_and_wait("import acp"))
-        floor_langchain.append(await _spawn_and_wait("import langchain.agents"))
+        floor_acp.append(await _spawn_and_import("acp"))
+        floor_langchain.append(await _spawn_and_import("langchain.agents"))
+        floor_both.append(await _spawn_and_import("acp, langchain.agents"))
     results.initialize_s = statistics.median(initialize)
     results.session_new_s = statistics.median(session_new)
     results.import_acp_s = statistics.median(floor_acp)
     results.import_langchain_agents_s = statistics.median(floor_langchain)
+    results.import_both_s = statistics.median(floor_both)
 
 
 async def bench_concurrency(sizes: Sizes, results: Results) -> None:
@@ -432,7 +460,7 @@ async def bench_concurrency(sizes: Sizes, results: Results) -> None:
             sessions = [await _new_session(conn) for _ in range(sizes.sessions)]
             start = time.perf_counter()
             await asyncio.gather(*(served_stream(conn, client, s, n) for s in sessions))
-            return max(client.last_update[s] for s in sessions) - start
+            return float(max(client.last_update[s] for s in sessions) - start)
 
         results.concurrent_aggregate = sizes.sessions * n / await _best(together)
 
@@ -529,9 +557,15 @@ def render(sizes: Sizes, r: Results) -> str:
         (
             f"(c) spawn → session/new (median of {sizes.runs})",
             f"{r.session_new_s:.3f} s",
-            f"{r.import_langchain_agents_s:.3f} s `import langchain.agents`",
-            f"{r.session_new_s - r.import_acp_s:+.3f} s vs `import acp`, "
-            f"{r.session_new_s - r.import_langchain_agents_s:+.3f} s vs `import langchain.agents`",
+            f"{r.import_both_s:.3f} s `import acp, langchain.agents`",
+            f"{r.session_new_s - r.import_both_s:+.3f} s",
+            "",
+        ),
+        (
+            "(c) floors: `import acp` / `import langchain.agents`",
+            "",
+            f"{r.import_acp_s:.3f} s / {r.import_langchain_agents_s:.3f} s",
+            f"session/new {r.session_new_s - r.import_acp_s:+.3f} s vs `import acp`",
             "",
         ),
         (
@@ -560,18 +594,22 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--quick", action="store_true", help="smaller sizes, under a minute")
     parser.add_argument("--json", metavar="PATH", help="also write the numbers as JSON")
+    parser.add_argument("--plugins", action="store_true", help="let the agent load installed entry-point plugins")
     args = parser.parse_args(argv)
     os.chdir(REPO)
+    if not args.plugins:
+        os.environ[NO_AUTOLOAD_ENV] = "1"  # inherited by every agent process: core plugins only
     sizes = QUICK if args.quick else FULL
     try:
         results = asyncio.run(run(sizes))
+        results.plugins = args.plugins
     except BenchmarkError as exc:
         print(f"benchmark failed: {exc}", file=sys.stderr)
         return 1
     print(render(sizes, results))
     print(
         f"\n{'quick' if args.quick else 'full'} run, {results.total_s:.0f} s, {os.cpu_count()} CPUs, "
-        f"Python {sys.version.split()[0]}"
+        f"Python {sys.version.split()[0]}, {'installed plugins' if args.plugins else 'core plugins only'}"
     )
     if args.json:
         Path(args.json).write_text(json.dumps(asdict(results), indent=2) + "\n")

@@ -2,13 +2,8 @@
 
 from __future__ import annotations
 
-import os
-import sys
-
-from acp import text_block
-
-from langacp.client import RecordingClient, spawn_agent
 from langacp.plugins import load_plugins
+from langacp.testing.harness import serve
 
 TARGET = "langacp.testing.agent:agent"
 
@@ -22,14 +17,11 @@ def test_found_through_its_entry_point() -> None:
 
 
 async def _titles(*args: str) -> list[str]:
-    client = RecordingClient()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LANGACP_")}
-    command = [sys.executable, "-m", "langacp.cli", "serve", TARGET, *args]
-    async with spawn_agent(command, client, env=env) as (conn, _process):
-        await conn.initialize(protocol_version=1)
-        sid = (await conn.new_session(cwd=os.getcwd())).session_id
-        await conn.prompt(session_id=sid, prompt=[text_block('tool add {"a": 2, "b": 3}')])
-    return [u.title for u in client.of(sid) if u.session_update.startswith("tool_call") and u.title]
+    # isolate=False: autoload on, as for a user who just installed the package.
+    async with serve(TARGET, args=args, isolate=False) as agent:
+        sid = await agent.start()
+        await agent.prompt(sid, 'tool add {"a": 2, "b": 3}')
+        return [u.title for u in agent.client.of(sid) if u.session_update.startswith("tool_call") and u.title]
 
 
 async def test_installing_it_overrides_the_default_title() -> None:
