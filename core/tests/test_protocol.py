@@ -340,3 +340,12 @@ async def test_recursion_limit_stops_with_max_turn_requests(start_agent: StartAg
         agent.client.updates.clear()
         assert await agent.prompt(sid, "dangling") == "end_turn"
         assert agent.client.text(sid) == "dangling: 0"
+
+
+async def test_factory_ignoring_setup_middleware_is_warned_about(start_agent: StartAgent) -> None:
+    async with start_agent("unguarded_agent") as agent:
+        sid = await agent.start()
+        assert await agent.prompt(sid, 'tool add {"a": 1, "b": 2}') == "end_turn"
+        [call] = tool_calls(agent, sid)
+        assert statuses(agent, sid, call.tool_call_id) == ["pending", "in_progress", "completed"]
+        assert "does not use setup.middleware" in agent.stderr()

@@ -4,7 +4,7 @@ Run from the repository root::
 
     python tests/bench/bench.py [--quick] [--json PATH] [--plugins]
 
-It serves ``tests/agents/scripted.py:agent`` with ``langacp serve`` as a subprocess, drives it
+It serves ``langacp.testing.agent:agent`` with ``langacp serve`` as a subprocess, drives it
 over real stdin/stdout pipes with :class:`langacp.client.RecordingClient`, and prints one
 Markdown table. Every ratio compares two numbers measured in the same run on the same
 machine, so it means something even where the absolute numbers do not. Nothing is asserted
@@ -53,7 +53,6 @@ import argparse
 import asyncio
 import contextlib
 import gc
-import importlib.util
 import json
 import os
 import statistics
@@ -70,12 +69,12 @@ from pathlib import Path
 from typing import IO, Any
 
 REPO = Path(__file__).resolve().parents[2]
-TARGET = "tests/agents/scripted.py:agent"
+TARGET = "langacp.testing.agent:agent"
 AGENT_CMD = [sys.executable, "-m", "langacp.cli", "serve", TARGET]
-SYSTEM_PROMPT = "You are a scripted test agent."  # what tests/agents/scripted.py:agent uses
+SYSTEM_PROMPT = "You are a scripted test agent."  # what langacp.testing.agent:agent uses
 RECURSION_LIMIT = 1000  # langacp serve's default
 NO_AUTOLOAD_ENV = "LANGACP_DISABLE_PLUGIN_AUTOLOAD"
-DELAY_ENV = "LANGACP_TEST_TOKEN_DELAY"  # read by tests/agents/scripted.py:make_model
+DELAY_ENV = "LANGACP_TEST_TOKEN_DELAY"  # read by langacp.testing.agent.make_model
 YIELD_DELAY = 1e-9
 """Token delay of the yielding model: ``asyncio.sleep(1e-9)`` suspends the model between tokens at no real cost."""
 
@@ -111,12 +110,9 @@ def expected_text(n: int) -> str:
 
 
 def _load_scripted() -> Any:
-    path = REPO / "tests" / "agents" / "scripted.py"
-    spec = importlib.util.spec_from_file_location("_bench_scripted", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    from langacp.testing import agent
+
+    return agent
 
 
 # -- the client side ------------------------------------------------------------------------------

@@ -83,6 +83,8 @@ class Session:
     record: SessionRecord
     graph: Any
     sink: UpdateSink
+    guarded: bool = False
+    """Built by a factory, so the core's tool guard runs inside the graph."""
     turn: asyncio.Task[PromptResponse] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -114,6 +116,7 @@ class LangacpAgent:
         self._ready: asyncio.Task[tuple[Target, SessionStore]] | None = None
         self._store_persistent: bool | None = None
         self._closing = False
+        self._warned_unguarded = False
 
     # -- SDK wiring ----------------------------------------------------------------------------
 
@@ -298,7 +301,10 @@ class LangacpAgent:
             mode_id=record.mode_id,
             client=self.client,
         )
-        sink = UpdateSink(lambda update: self._send_update(session_id, update))
+        sink = UpdateSink(
+            lambda update: self._send_update(session_id, update),
+            lambda block: self.plugins.output_block(block, context),
+        )
 
         async def send_update(update: Any) -> None:
             sink.put(update)
@@ -309,16 +315,30 @@ class LangacpAgent:
             await self.plugins.session_created(context)
         else:
             await self.plugins.session_loaded(context)
-        setup = SessionSetup(session=context, checkpointer=store.checkpointer)
         if target.is_factory:
-            setup.middleware = [
-                ToolGuardMiddleware(self.plugins, context),
-                *await self.plugins.session_middleware(context),
-            ]
-            setup.tools = await self.plugins.session_tools(context)
-            setup.system_prompt_additions = self.plugins.system_prompt_additions(context)
+            setup = SessionSetup(
+                context,
+                store.checkpointer,
+                middleware=[
+                    ToolGuardMiddleware(self.plugins, context),
+                    *await self.plugins.session_middleware(context),
+                ],
+                tools=await self.plugins.session_tools(context),
+                system_prompt_additions=self.plugins.system_prompt_additions(context),
+            )
+        else:  # nothing can be inserted into a precompiled graph
+            setup = SessionSetup(context, store.checkpointer)
         graph = await target.build(setup)
-        session = Session(context=context, record=record, graph=graph, sink=sink)
+        guarded = target.is_factory and setup.middleware_used
+        if target.is_factory and not guarded and not self._warned_unguarded:
+            self._warned_unguarded = True
+            log.warning(
+                "langacp: the factory %s does not use setup.middleware: permission policies are not "
+                "enforced and a failing tool fails the turn. Pass setup.middleware to create_agent "
+                "(or use setup.create_agent).",
+                target.spec,
+            )
+        session = Session(context=context, record=record, graph=graph, sink=sink, guarded=guarded)
         self.sessions[session_id] = session
         await store.put(record)
         commands = self.plugins.available_commands(context)
@@ -440,6 +460,7 @@ class LangacpAgent:
         from langchain_core.messages import HumanMessage
 
         from langacp.bridge import TurnRunner, repair_thread
+        from langacp.middleware import RUNNER_KEY
 
         context = session.context
         command = await self._slash_command(session, prompt)
@@ -458,7 +479,8 @@ class LangacpAgent:
         content: Any = blocks[0]["text"] if len(blocks) == 1 and blocks[0].get("type") == "text" else blocks
         await self.plugins.prompt_started(context, prompt)
         outcome = TurnOutcome()
-        runner = TurnRunner(self.plugins, context, session.sink, session.graph)
+        runner = TurnRunner(self.plugins, context, session.sink, session.graph, guarded=session.guarded)
+        context.state[RUNNER_KEY] = runner
         config: dict[str, Any] = {**session.config, "recursion_limit": self.recursion_limit}
         try:
             await runner.run({"messages": [HumanMessage(content=content)]}, config, outcome)
@@ -484,6 +506,7 @@ class LangacpAgent:
                 )
             except Exception:
                 log.exception("could not repair the thread of session %s", context.session_id)
+        context.state.pop(RUNNER_KEY, None)
         stop_reason = self.plugins.stop_reason(context, outcome)
         await session.sink.flush()
         try:

@@ -33,21 +33,34 @@ _MAX_COALESCE = 64 * 1024
 class UpdateSink:
     """Ordered outbox of one session's updates, sent by a background task.
 
-    The producer never awaits the pipe. When the client reads slower than the graph produces,
-    consecutive text chunks of the same kind are merged, so a long answer costs fewer
-    messages instead of a growing backlog.
+    The producer never awaits the pipe. Streamed text arrives as LangChain content blocks
+    (:meth:`put_block`): consecutive text (or reasoning) blocks waiting in the queue are
+    joined and mapped to ACP updates once, through ``langacp_output_block``, when they are
+    sent. While a stream is busy the sender waits a few milliseconds (``window``) after each
+    send so the next message carries every token produced meanwhile: a long answer costs
+    hundreds of messages instead of one per token, and nothing backs up.
     """
 
-    def __init__(self, send: Callable[[Any], Awaitable[None]]) -> None:
+    def __init__(
+        self,
+        send: Callable[[Any], Awaitable[None]],
+        map_block: Callable[[dict[str, Any]], list[Any]] | None = None,
+        *,
+        window: float = 0.005,
+    ) -> None:
         self._send = send
+        self._map_block = map_block
+        self._window = window
         self._queue: deque[Any] = deque()
         self._wake = asyncio.Event()
         self._idle = asyncio.Event()
         self._idle.set()
         self._task: asyncio.Task[None] | None = None
         self._broken = False
+        self._last_send = 0.0
 
     def put(self, update: Any) -> None:
+        """Queue an ACP session update (an ``acp.schema`` model)."""
         if self._broken:
             return
         self._queue.append(update)
@@ -55,6 +68,10 @@ class UpdateSink:
         self._wake.set()
         if self._task is None:
             self._task = asyncio.get_running_loop().create_task(self._run(), name="langacp.updates")
+
+    def put_block(self, block: dict[str, Any]) -> None:
+        """Queue a LangChain output content block, mapped to updates when it is sent."""
+        self.put(_Block(block))
 
     async def flush(self) -> None:
         """Wait until every queued update has been written."""
@@ -66,39 +83,60 @@ class UpdateSink:
             await asyncio.gather(self._task, return_exceptions=True)
             self._task = None
 
-    def _take(self) -> Any:
-        update = self._queue.popleft()
-        kind = getattr(update, "session_update", None)
-        if kind not in ("agent_message_chunk", "agent_thought_chunk") or update.content.type != "text":
-            return update
-        texts = [update.content.text]
-        size = len(texts[0])
-        while self._queue and size < _MAX_COALESCE:
-            nxt = self._queue[0]
-            if getattr(nxt, "session_update", None) != kind or nxt.content.type != "text":
-                break
-            self._queue.popleft()
-            texts.append(nxt.content.text)
-            size += len(nxt.content.text)
-        if len(texts) == 1:
-            return update
-        return update.model_copy(update={"content": update.content.model_copy(update={"text": "".join(texts)})})
+    def _take(self) -> list[Any]:
+        """The next updates to send: one update, or the mapping of joined text blocks."""
+        item = self._queue.popleft()
+        if not isinstance(item, _Block):
+            return [item]
+        block = item.block
+        key = _TEXT_KEYS.get(block.get("type"))  # type: ignore[arg-type]
+        if key is not None and isinstance(block.get(key), str):
+            texts = [block[key]]
+            size = len(texts[0])
+            while self._queue and size < _MAX_COALESCE:
+                nxt = self._queue[0]
+                if (
+                    not isinstance(nxt, _Block)
+                    or nxt.block.get("type") != block["type"]
+                    or set(nxt.block) - {"type", key, "index", "id"}
+                ):
+                    break
+                self._queue.popleft()
+                texts.append(str(nxt.block.get(key) or ""))
+                size += len(texts[-1])
+            if len(texts) > 1:
+                block = {**block, key: "".join(texts)}
+        return self._map_block(block) if self._map_block is not None else []
 
     async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
         while True:
             await self._wake.wait()
+            wait = self._last_send + self._window - loop.time()
+            if wait > 0:  # busy stream: let tokens gather for one message
+                await asyncio.sleep(wait)
             self._wake.clear()
             while self._queue:
-                update = self._take()
-                try:
-                    await self._send(update)
-                except (ConnectionError, RuntimeError) as exc:
-                    log.warning("client connection closed; dropping session updates (%s)", exc)
-                    self._broken = True
-                    self._queue.clear()
-                except Exception:
-                    log.exception("failed to send a session update")
+                for update in self._take():
+                    try:
+                        await self._send(update)
+                    except (ConnectionError, RuntimeError) as exc:
+                        log.warning("client connection closed; dropping session updates (%s)", exc)
+                        self._broken = True
+                        self._queue.clear()
+                        break
+                    except Exception:
+                        log.exception("failed to send a session update")
+            self._last_send = loop.time()
             self._idle.set()
+
+
+@dataclass(frozen=True)
+class _Block:
+    block: dict[str, Any]
+
+
+_TEXT_KEYS = {"text": "text", "reasoning": "reasoning"}
 
 
 @dataclass
@@ -111,8 +149,13 @@ class _ToolState:
 class TurnRunner:
     """Streams one turn of a graph and reports it as ACP updates."""
 
-    def __init__(self, plugins: Plugins, session: SessionContext, sink: UpdateSink, graph: Any) -> None:
+    def __init__(
+        self, plugins: Plugins, session: SessionContext, sink: UpdateSink, graph: Any, *, guarded: bool = False
+    ) -> None:
         self.plugins = plugins
+        self.guarded = guarded
+        """The graph runs the core's tool guard, which reports tools starting (see
+        :meth:`tool_started`); otherwise the ``tools`` stream mode tells (it costs ~7%)."""
         self.session = session
         self.sink = sink
         self.graph = graph
@@ -129,7 +172,8 @@ class TurnRunner:
 
         while True:
             interrupts: list[Any] = []
-            async for mode, data in self.graph.astream(graph_input, config, stream_mode=STREAM_MODES):
+            modes = STREAM_MODES if not self.guarded else [m for m in STREAM_MODES if m != "tools"]
+            async for mode, data in self.graph.astream(graph_input, config, stream_mode=modes):
                 if mode == "messages":
                     self._on_message(data[0], data[1], outcome)
                 elif mode == "updates":
@@ -183,8 +227,7 @@ class TurnRunner:
             outcome.finish_reason = str(metadata_reason)
 
     def _emit_block(self, block: dict[str, Any]) -> None:
-        for update in self.plugins.output_block(block, self.session):
-            self.sink.put(update)
+        self.sink.put_block(block)
 
     def _say(self, text: str) -> None:
         self._emit_block({"type": "text", "text": text})
@@ -228,18 +271,21 @@ class TurnRunner:
 
     def _on_tool_event(self, event: dict[str, Any]) -> None:
         call_id = event.get("tool_call_id")
-        if not call_id:
-            return
-        if event.get("event") == "tool-started":
+        if call_id and event.get("event") == "tool-started":
             raw_input = event.get("input")
-            args = raw_input if isinstance(raw_input, dict) else None
-            self._announce(call_id, event.get("tool_name") or "tool", args)
-            state = self.tools[call_id]
-            if state.status == "pending":
-                state.status = "in_progress"
-                from acp import update_tool_call
+            self.tool_started(
+                call_id, event.get("tool_name") or "tool", raw_input if isinstance(raw_input, dict) else None
+            )
 
-                self.sink.put(update_tool_call(call_id, status="in_progress"))
+    def tool_started(self, call_id: str, name: str, args: dict[str, Any] | None) -> None:
+        """A tool begins to run: report ``in_progress`` (announcing the call first if needed)."""
+        from acp import update_tool_call
+
+        self._announce(call_id, name, args)
+        state = self.tools.get(call_id)
+        if state is not None and state.status == "pending":
+            state.status = "in_progress"
+            self.sink.put(update_tool_call(call_id, status="in_progress"))
 
     # -- tool call lifecycle -------------------------------------------------------------------
 

@@ -22,7 +22,10 @@ if TYPE_CHECKING:
 
     from langacp.plugins import Plugins
 
-__all__ = ["ToolGuardMiddleware"]
+__all__ = ["RUNNER_KEY", "ToolGuardMiddleware"]
+
+RUNNER_KEY = "langacp.turn"
+"""``SessionContext.state`` key of the running turn's ``TurnRunner`` (set by the agent)."""
 
 
 class ToolGuardMiddleware(AgentMiddleware):  # type: ignore[type-arg]
@@ -56,6 +59,9 @@ class ToolGuardMiddleware(AgentMiddleware):  # type: ignore[type-arg]
                 name=call.name,
                 status="error",
             )
+        runner = self.session.state.get(RUNNER_KEY)
+        if runner is not None:
+            runner.tool_started(call.tool_call_id, call.name, call.args)
         try:
             return await handler(request)
         except (GraphBubbleUp, PromptCancelled):  # interrupts and cancels end or pause the turn

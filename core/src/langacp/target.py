@@ -14,7 +14,7 @@ import importlib.util
 import inspect
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +29,6 @@ class TargetError(Exception):
     """TARGET could not be imported or is not something langacp can serve."""
 
 
-@dataclass
 class SessionSetup:
     """What plugins contribute to one session's agent; a factory passes it on to ``create_agent``.
 
@@ -37,14 +36,37 @@ class SessionSetup:
 
         def agent(setup: SessionSetup):
             return setup.create_agent(model, tools=[my_tool], system_prompt="You are …")
+
+    A factory that builds its agent by hand must pass ``setup.middleware`` on: it carries the
+    core's tool guard (permission policy, tool errors). langacp warns when it is never read.
     """
 
-    session: SessionContext
-    checkpointer: Any
-    """The session store's LangGraph checkpointer: pass it to ``create_agent``."""
-    middleware: list[Any] = field(default_factory=list)
-    tools: list[Any] = field(default_factory=list)
-    system_prompt_additions: list[str] = field(default_factory=list)
+    def __init__(
+        self,
+        session: SessionContext,
+        checkpointer: Any,
+        middleware: Sequence[Any] = (),
+        tools: Sequence[Any] = (),
+        system_prompt_additions: Sequence[str] = (),
+    ) -> None:
+        self.session = session
+        self.checkpointer = checkpointer
+        """The session store's LangGraph checkpointer: pass it to ``create_agent``."""
+        self._middleware = list(middleware)
+        self.middleware_used = False
+        """Whether the factory read :attr:`middleware` (directly or through :meth:`create_agent`)."""
+        self.tools = list(tools)
+        self.system_prompt_additions = list(system_prompt_additions)
+
+    @property
+    def middleware(self) -> list[Any]:
+        """LangChain middleware to pass to ``create_agent``: the core's first, then plugins'."""
+        self.middleware_used = True
+        return self._middleware
+
+    @middleware.setter
+    def middleware(self, value: Sequence[Any]) -> None:
+        self._middleware = list(value)
 
     def system_prompt(self, base: str | None = None) -> str | None:
         """``base`` followed by the plugins' additions (``None`` if there is nothing)."""
@@ -86,7 +108,7 @@ class Target:
         return self.factory is not None
 
     async def build(self, setup: SessionSetup) -> Any:
-        """The compiled graph for one session."""
+        """The compiled graph for one session (the shared graph, for a precompiled target)."""
         if self.factory is None:
             return self.graph
         params = [

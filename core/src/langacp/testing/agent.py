@@ -137,3 +137,8 @@ def hitl_agent(setup: SessionSetup) -> Any:
 
 graph = create_agent(make_model(), tools=TOOLS)
 """The same agent precompiled: served as is, nothing can be inserted."""
+
+
+def unguarded_agent(setup: SessionSetup) -> Any:
+    """A factory that forgets ``setup.middleware``: langacp must warn, and still report tools."""
+    return create_agent(make_model(), tools=TOOLS, checkpointer=setup.checkpointer)
