@@ -182,7 +182,8 @@ def langacp_output_block(block: dict[str, Any], session: SessionContext) -> list
     ``block`` is a standard content block from ``AIMessageChunk.content_blocks`` (text,
     reasoning, image, …; tool-call blocks are handled by the core). Return a list of
     ``acp.schema`` session-update models (``[]`` to drop the block), or ``None``: not mine.
-    Called for every streamed block: keep it fast.
+    Streamed text and reasoning tokens waiting to be sent are joined first, so a block may
+    hold many tokens; it is called once per message sent, not per token. Keep it fast.
     """
 
 
