@@ -45,6 +45,9 @@ Rows (ratio = langacp / baseline; 1.0 means langacp adds nothing):
 - **(e) memory**: RSS (``VmRSS``) of the agent process after ``initialize`` (before the target
   is imported), after one session with one ``echo hi`` prompt, and after K such sessions;
   per-session KB = (RSS after K - RSS after 1) / (K - 1).
+- **(f) cancel**: time from sending ``session/cancel`` to the ``cancelled`` response, while a
+  60 s async tool runs and while an answer streams. Goal <= 100 ms (the tool and the stream
+  are stopped, not waited for).
 """
 
 from __future__ import annotations
@@ -312,6 +315,8 @@ class Results:
     rss_one_session_mb: float = 0.0
     rss_sessions_mb: float = 0.0
     rss_per_session_kb: float = 0.0
+    cancel_tool_s: float = 0.0
+    cancel_stream_s: float = 0.0
     total_s: float = 0.0
 
 
@@ -482,6 +487,41 @@ async def bench_memory(sizes: Sizes, results: Results) -> None:
     results.rss_per_session_kb = growth * 1024 / max(1, sizes.rss_sessions - 1)
 
 
+async def _cancel_latency(conn: Any, client: Any, prompt: str, started: Callable[[str], bool]) -> float:
+    """Seconds from sending ``session/cancel`` to the ``cancelled`` response, once ``started(session)``."""
+    session = await _new_session(conn)
+    turn = asyncio.ensure_future(_prompt(conn, session, prompt))
+    await _until(lambda: started(session), f"{prompt!r} to start")
+    start = time.perf_counter()
+    await conn.cancel(session_id=session)
+    stop_reason = await turn
+    elapsed = time.perf_counter() - start
+    if stop_reason != "cancelled":
+        raise BenchmarkError(f"{prompt!r}: cancel answered {stop_reason!r}")
+    return elapsed
+
+
+async def bench_cancel(sizes: Sizes, results: Results) -> None:
+    """Row (f): session/cancel → response, during a 60 s async tool and during streaming (median)."""
+    client = _make_client()
+    async with _warm_agent(client, YIELD_DELAY) as conn:
+        in_tool = [
+            await _cancel_latency(
+                conn,
+                client,
+                "slow 60",
+                lambda s: any(getattr(u, "status", None) == "in_progress" for u in client.of(s)),
+            )
+            for _ in range(sizes.runs)
+        ]
+        streaming = [
+            await _cancel_latency(conn, client, "long 50000", lambda s: client.chars[s] > 1000)
+            for _ in range(sizes.runs)
+        ]
+    results.cancel_tool_s = statistics.median(in_tool)
+    results.cancel_stream_s = statistics.median(streaming)
+
+
 async def run(sizes: Sizes) -> Results:
     """Every measurement, in one run."""
     results = Results(sizes=asdict(sizes))
@@ -492,6 +532,7 @@ async def run(sizes: Sizes) -> Results:
     await bench_concurrency(sizes, results)
     await bench_cold_start(sizes, results)
     await bench_memory(sizes, results)
+    await bench_cancel(sizes, results)
     results.total_s = time.perf_counter() - start
     return results
 
@@ -579,6 +620,20 @@ def render(sizes: Sizes, r: Results) -> str:
             "",
             f"{r.rss_per_session_kb:,.0f} KB / session",
             "",
+        ),
+        (
+            f"(f) session/cancel → cancelled, during a 60 s async tool (median of {sizes.runs})",
+            f"{r.cancel_tool_s * 1000:.1f} ms",
+            "",
+            "",
+            "≤ 100 ms",
+        ),
+        (
+            f"(f) session/cancel → cancelled, while streaming (median of {sizes.runs})",
+            f"{r.cancel_stream_s * 1000:.1f} ms",
+            "",
+            "",
+            "≤ 100 ms",
         ),
     ]
     lines = ["| " + " | ".join(row) + " |" for row in rows]
