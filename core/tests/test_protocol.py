@@ -349,3 +349,46 @@ async def test_factory_ignoring_setup_middleware_is_warned_about(start_agent: St
         [call] = tool_calls(agent, sid)
         assert statuses(agent, sid, call.tool_call_id) == ["pending", "in_progress", "completed"]
         assert "does not use setup.middleware" in agent.stderr()
+
+
+BAD_REQUESTS: list[tuple[str, Any]] = [
+    ("initialize", None),
+    ("initialize", []),
+    ("session/new", {}),
+    ("session/new", {"cwd": None, "mcpServers": "all"}),
+    ("session/load", {"sessionId": 5, "cwd": "/tmp"}),
+    ("session/list", {"cwd": 12}),
+    ("session/list", {"cwd": "relative"}),
+    ("session/prompt", {"sessionId": "s", "prompt": "hi"}),
+    ("session/prompt", {"sessionId": "s", "prompt": [{"type": "nope"}]}),
+    ("session/prompt", {"sessionId": None, "prompt": []}),
+    ("session/set_mode", {"sessionId": "s"}),
+    ("session/set_config_option", {"sessionId": "s", "configId": 3, "value": {}}),
+    ("session/close", {"sessionId": ["s"]}),
+    ("session/resume", {"sessionId": "s", "cwd": "/tmp"}),
+    ("authenticate", {"methodId": None}),
+    ("session/cancel", {"sessionId": {}}),
+    ("_acme/ext", {"x": 1}),
+    ("", {}),
+]
+
+
+async def test_bad_params_to_every_method_get_errors_and_the_agent_keeps_serving(start_raw: Any) -> None:
+    async with start_raw() as agent:
+        for n, (method, params) in enumerate(BAD_REQUESTS, start=1):
+            reply = await agent.request(n, method, params)
+            assert "error" in reply, (method, params, reply)
+            assert reply["error"]["code"] in (-32600, -32601, -32602, -32002), (method, reply)
+        ok = await agent.request(999, "initialize", {"protocolVersion": 1})
+        assert ok["result"]["protocolVersion"] == 1
+        assert agent.process.returncode is None
+
+
+async def test_closing_a_session_cancels_its_running_prompt(start_agent: StartAgent) -> None:
+    async with start_agent(testplug=["events"]) as agent:
+        sid = await agent.start()
+        turn = asyncio.create_task(agent.prompt(sid, "slow 60"))
+        await agent.client.wait_for(lambda ups: any(getattr(u, "status", None) == "in_progress" for _, u in ups))
+        await agent.conn.close_session(session_id=sid)
+        assert await asyncio.wait_for(turn, 10) == "cancelled"
+        assert [e["event"] for e in agent.events()][-2:] == ["prompt_finished", "session_closed"]
