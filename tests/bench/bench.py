@@ -48,6 +48,8 @@ Rows (ratio = langacp / baseline; 1.0 means langacp adds nothing):
 - **(f) cancel**: time from sending ``session/cancel`` to the ``cancelled`` response, while a
   60 s async tool runs and while an answer streams. Goal <= 100 ms (the tool and the stream
   are stopped, not waited for).
+- **(g) exit**: time from closing the agent's stdin to its exit (code 0) while a synchronous
+  tool sleeps in a worker thread. Goal <= 2 s.
 """
 
 from __future__ import annotations
@@ -317,6 +319,7 @@ class Results:
     rss_per_session_kb: float = 0.0
     cancel_tool_s: float = 0.0
     cancel_stream_s: float = 0.0
+    eof_exit_s: float = 0.0
     total_s: float = 0.0
 
 
@@ -522,6 +525,32 @@ async def bench_cancel(sizes: Sizes, results: Results) -> None:
     results.cancel_stream_s = statistics.median(streaming)
 
 
+async def bench_eof_exit(sizes: Sizes, results: Results) -> None:
+    """Row (g): stdin EOF → process exit, while a 60 s *sync* tool runs in a worker thread (median)."""
+    times = []
+    for _ in range(sizes.runs):
+        client = _make_client()
+        async with agent_process(client) as (conn, process):
+            await _initialize(conn)
+            session = await _new_session(conn)
+            turn = asyncio.ensure_future(_prompt(conn, session, "sync_slow 60"))
+
+            def started(client: Any = client, session: str = session) -> bool:
+                return any(getattr(u, "status", None) == "in_progress" for u in client.of(session))
+
+            await _until(started, "the sync tool to start")
+            start = time.perf_counter()
+            assert process.stdin is not None
+            process.stdin.close()
+            code = await asyncio.wait_for(process.wait(), 30)
+            times.append(time.perf_counter() - start)
+            turn.cancel()
+            await asyncio.gather(turn, return_exceptions=True)
+            if code != 0:
+                raise BenchmarkError(f"exit code {code} after stdin EOF")
+    results.eof_exit_s = statistics.median(times)
+
+
 async def run(sizes: Sizes) -> Results:
     """Every measurement, in one run."""
     results = Results(sizes=asdict(sizes))
@@ -533,6 +562,7 @@ async def run(sizes: Sizes) -> Results:
     await bench_cold_start(sizes, results)
     await bench_memory(sizes, results)
     await bench_cancel(sizes, results)
+    await bench_eof_exit(sizes, results)
     results.total_s = time.perf_counter() - start
     return results
 
@@ -634,6 +664,13 @@ def render(sizes: Sizes, r: Results) -> str:
             "",
             "",
             "≤ 100 ms",
+        ),
+        (
+            f"(g) stdin EOF → exit 0, a 60 s sync tool running (median of {sizes.runs})",
+            f"{r.eof_exit_s * 1000:.0f} ms",
+            "",
+            "",
+            "≤ 2 s",
         ),
     ]
     lines = ["| " + " | ".join(row) + " |" for row in rows]
