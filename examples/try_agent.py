@@ -8,21 +8,35 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+from dataclasses import dataclass, field
+from typing import Any
 
 from acp import text_block
 
 from langacp.client import RecordingClient, spawn_agent
 
 
+@dataclass
 class PrintingClient(RecordingClient):
-    async def session_update(self, session_id: str, update: object, **kwargs: object) -> None:
+    """Prints answers, thoughts (dimmed) and each tool call's status changes."""
+
+    titles: dict[str, str] = field(default_factory=dict)
+    kinds: dict[str, str] = field(default_factory=dict)
+
+    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
         await super().session_update(session_id, update, **kwargs)
-        kind = getattr(update, "session_update", "")
+        kind = update.session_update
         if kind in ("agent_message_chunk", "agent_thought_chunk"):
-            text = update.content.text  # type: ignore[attr-defined]
+            text = update.content.text
             print(text if kind == "agent_message_chunk" else f"\033[2m{text}\033[0m", end="", flush=True)
-        elif kind in ("tool_call", "tool_call_update") and update.status:  # type: ignore[attr-defined]
-            print(f"\n[{update.status}] {update.title or update.tool_call_id}")  # type: ignore[attr-defined]
+        elif kind in ("tool_call", "tool_call_update"):
+            call_id = update.tool_call_id
+            if update.title:
+                self.titles[call_id] = update.title
+            if update.kind:
+                self.kinds[call_id] = update.kind
+            if update.status:
+                print(f"\n[{self.kinds.get(call_id, 'tool')}: {update.status}] {self.titles.get(call_id, call_id)}")
 
 
 async def main(target: str, prompt: str) -> int:
