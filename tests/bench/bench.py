@@ -30,7 +30,7 @@ Rows (ratio = langacp / baseline; 1.0 means langacp adds nothing):
   About 1 means no slowdown as answers grow; below 1 means a cost growing faster than the
   answer; above 1 means a fixed per-turn cost being amortized.
 - **(b) tools**: ``tools N`` makes N sequential ``add`` calls in one turn (N + 1 model calls).
-  Completed tool calls/s: ``tool_call_update`` with status ``completed`` received over ACP,
+  Completed tool calls/s: tool calls reported with status ``completed`` over ACP,
   against ``ToolMessage``s from the in-process ``astream(stream_mode="messages")``. Goal >= 0.9.
 - **(c) cold start**: median wall time from spawning ``langacp serve`` to the ``initialize``
   response and to the first ``session/new`` response (which waits for LangChain and the target
@@ -141,7 +141,7 @@ def _make_client() -> Any:
                 text = update_text(update)
                 self.texts[session_id].append(text)
                 self.chars[session_id] += len(text)
-            elif kind == "tool_call_update" and getattr(update, "status", None) == "completed":
+            elif kind in ("tool_call", "tool_call_update") and getattr(update, "status", None) == "completed":
                 self.completed[session_id] += 1
             self.last_update[session_id] = time.perf_counter()
             await super().session_update(session_id, update, **kwargs)
