@@ -411,3 +411,12 @@ async def test_closing_a_session_cancels_its_running_prompt(start_agent: StartAg
         await agent.conn.close_session(session_id=sid)
         assert await asyncio.wait_for(turn, 10) == "cancelled"
         assert [e["event"] for e in agent.events()][-2:] == ["prompt_finished", "session_closed"]
+
+
+async def test_empty_prompt_is_invalid_params(start_agent: StartAgent) -> None:
+    async with start_agent() as agent:
+        sid = await agent.start()
+        with pytest.raises(RequestError) as err:
+            await agent.conn.prompt(session_id=sid, prompt=[])
+        assert err.value.code == -32602
+        assert await agent.prompt(sid, "echo fine") == "end_turn"

@@ -463,6 +463,8 @@ class LangacpAgent:
         from langacp.middleware import RUNNER_KEY
 
         context = session.context
+        if not prompt:
+            raise RequestError.invalid_params({"details": "the prompt is empty"})
         command = await self._slash_command(session, prompt)
         if command is not None:
             return command

@@ -186,8 +186,8 @@ class TurnRunner:
             if resume is None:
                 outcome.interrupted = True
                 self._say(
-                    "\n\nThe agent paused for human input (a LangGraph interrupt) that no installed "
-                    "langacp plugin can answer; install langacp-permissions to answer it from the editor."
+                    "\n\nThe agent paused for human input (a LangGraph interrupt), and no installed "
+                    "langacp plugin answers interrupts (hook langacp_resume_interrupt), so the turn ends here."
                 )
                 return
             graph_input = Command(resume=await resume)
