@@ -86,7 +86,15 @@ class Session:
     guarded: bool = False
     """Built by a factory, so the core's tool guard runs inside the graph."""
     turn: asyncio.Task[PromptResponse] | None = None
+    cancellable: bool = False
+    """The turn is running the graph; once it is cleaning up, a cancel must not interrupt it."""
     extra: dict[str, Any] = field(default_factory=dict)
+
+    def cancel_turn(self) -> None:
+        """Stop the running turn; it still answers its prompt (``cancelled``)."""
+        if self.turn is not None and not self.turn.done() and self.cancellable:
+            self.cancellable = False
+            self.turn.cancel()
 
     @property
     def config(self) -> dict[str, Any]:
@@ -381,7 +389,7 @@ class LangacpAgent:
 
     async def _close(self, session: Session) -> None:
         if session.turn is not None and not session.turn.done():
-            session.turn.cancel()
+            session.cancel_turn()
             await asyncio.gather(session.turn, return_exceptions=True)
         self.sessions.pop(session.context.session_id, None)
         try:
@@ -448,13 +456,13 @@ class LangacpAgent:
             return await asyncio.shield(session.turn)
         except asyncio.CancelledError:
             # The connection is closing: stop the turn too.
-            session.turn.cancel()
+            session.cancel_turn()
             raise
 
     async def cancel(self, session_id: str, **_: Any) -> None:
         session = self.sessions.get(session_id)
-        if session is not None and session.turn is not None and not session.turn.done():
-            session.turn.cancel()
+        if session is not None:
+            session.cancel_turn()
 
     async def _turn(self, session: Session, prompt: list[Any]) -> PromptResponse:
         from langchain_core.messages import HumanMessage
@@ -479,20 +487,28 @@ class LangacpAgent:
         if session.record.title is None:
             session.record.title = _title_from(blocks)
         content: Any = blocks[0]["text"] if len(blocks) == 1 and blocks[0].get("type") == "text" else blocks
-        await self.plugins.prompt_started(context, prompt)
         outcome = TurnOutcome()
         runner = TurnRunner(self.plugins, context, session.sink, session.graph, guarded=session.guarded)
         context.state[RUNNER_KEY] = runner
         config: dict[str, Any] = {**session.config, "recursion_limit": self.recursion_limit}
+        session.cancellable = True
         try:
+            await self.plugins.prompt_started(context, prompt)
             await runner.run({"messages": [HumanMessage(content=content)]}, config, outcome)
-        except (asyncio.CancelledError, PromptCancelled):
+        except asyncio.CancelledError:
+            outcome.cancelled = True
+            task = asyncio.current_task()
+            if task is not None:
+                task.uncancel()  # handled: the clean-up below must be able to await
+        except PromptCancelled:
             outcome.cancelled = True
         except Exception as exc:  # noqa: BLE001 - reported to the client below
             if _caused_by_cancel(exc):
                 outcome.cancelled = True
             else:
                 outcome.error = exc
+        finally:
+            session.cancellable = False
         if outcome.cancelled or outcome.error is not None:
             from langacp.bridge import CANCELLED_TEXT
 
@@ -547,8 +563,7 @@ class LangacpAgent:
         self._closing = True
         sessions = list(self.sessions.values())
         for session in sessions:
-            if session.turn is not None and not session.turn.done():
-                session.turn.cancel()
+            session.cancel_turn()
         for session in sessions:
             try:
                 await asyncio.wait_for(self._close(session), timeout=1.0)
