@@ -151,6 +151,8 @@ class Plugins:
 
     def _load_one(self, ep: EntryPoint, dist: str | None, version: str | None) -> None:
         if self.pm.has_plugin(ep.name):
+            log.warning("langacp: two plugins are named %r; %s was skipped", ep.name, dist)
+            self.records.append(PluginRecord(ep.name, "broken", dist, version, error="duplicate plugin name"))
             return
         try:
             plugin = ep.load()
