@@ -157,7 +157,7 @@ class Plugins:
         try:
             plugin = ep.load()
             self.pm.register(plugin, name=ep.name)
-        except Exception as exc:  # noqa: BLE001 - any failure of a third-party plugin
+        except (Exception, SystemExit) as exc:  # noqa: BLE001 - any failure of a third-party plugin
             self._broken(ep.name, dist, version, f"{type(exc).__name__}: {exc}")
             return
         unknown = [c.name for c in self.pm.get_hookcallers(plugin) or [] if not c.has_spec()]
