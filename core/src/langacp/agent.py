@@ -13,7 +13,7 @@ import logging
 import os
 import uuid
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from acp import PROTOCOL_VERSION, RequestError
@@ -88,11 +88,15 @@ class Session:
     turn: asyncio.Task[PromptResponse] | None = None
     cancellable: bool = False
     """The turn is running the graph; once it is cleaning up, a cancel must not interrupt it."""
-    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def busy(self) -> bool:
+        """A prompt turn is running (or cleaning up)."""
+        return self.turn is not None and not self.turn.done()
 
     def cancel_turn(self) -> None:
         """Stop the running turn; it still answers its prompt (``cancelled``)."""
-        if self.turn is not None and not self.turn.done() and self.cancellable:
+        if self.turn is not None and self.busy and self.cancellable:
             self.cancellable = False
             self.turn.cancel()
 
@@ -111,13 +115,11 @@ class LangacpAgent:
         *,
         store_url: str = "memory",
         recursion_limit: int = DEFAULT_RECURSION_LIMIT,
-        target_loader: Any = None,
     ) -> None:
         self.target_spec = target_spec
         self.plugins = plugins
         self.store_url = store_url
         self.recursion_limit = recursion_limit
-        self._target_loader = target_loader
         self.client: Client | None = None
         self.client_capabilities: Any = None
         self.sessions: dict[str, Session] = {}
@@ -154,8 +156,6 @@ class LangacpAgent:
         return target, store
 
     def _load_target(self) -> Target:
-        if self._target_loader is not None:
-            return self._target_loader()  # type: ignore[no-any-return]
         from langacp.target import load_target
 
         if not self.target_spec:
@@ -281,7 +281,7 @@ class LangacpAgent:
         _check_dirs(cwd, additional_directories)
         live = self.sessions.get(session_id)
         if live is not None:
-            if live.turn is not None and not live.turn.done():
+            if live.busy:
                 raise RequestError.invalid_params({"details": "a prompt is running in this session"})
             return live
         _target, store = await self._target_and_store()
@@ -388,7 +388,7 @@ class LangacpAgent:
         await self._close(session)
 
     async def _close(self, session: Session) -> None:
-        if session.turn is not None and not session.turn.done():
+        if session.turn is not None and session.busy:
             session.cancel_turn()
             await asyncio.gather(session.turn, return_exceptions=True)
         self.sessions.pop(session.context.session_id, None)
@@ -445,7 +445,7 @@ class LangacpAgent:
     @serving("session/prompt")
     async def prompt(self, session_id: str, prompt: list[Any], **_: Any) -> PromptResponse:
         session = self._session(session_id)
-        if session.turn is not None and not session.turn.done():
+        if session.busy:
             raise RequestError.invalid_params(
                 {"details": "a prompt is already running in this session; cancel it or wait for it to end"}
             )
@@ -500,8 +500,6 @@ class LangacpAgent:
             task = asyncio.current_task()
             if task is not None:
                 task.uncancel()  # handled: the clean-up below must be able to await
-        except PromptCancelled:
-            outcome.cancelled = True
         except Exception as exc:  # noqa: BLE001 - reported to the client below
             if _caused_by_cancel(exc):
                 outcome.cancelled = True
@@ -584,7 +582,7 @@ def _check_dirs(cwd: str, additional_directories: list[str] | None) -> None:
 
 
 def _caused_by_cancel(exc: BaseException) -> bool:
-    """LangGraph wraps a cancel inside a node (``NodeCancelledError``); look through the chain."""
+    """``PromptCancelled``, or a cancel LangGraph wrapped (``NodeCancelledError``): look through the chain."""
     seen: BaseException | None = exc
     while seen is not None:
         if isinstance(seen, (asyncio.CancelledError, PromptCancelled)):

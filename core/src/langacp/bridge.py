@@ -89,8 +89,8 @@ class UpdateSink:
         if not isinstance(item, _Block):
             return [item]
         block = item.block
-        key = _TEXT_KEYS.get(block.get("type"))  # type: ignore[arg-type]
-        if key is not None and isinstance(block.get(key), str):
+        key = block.get("type")  # a text block's text is under "text", a reasoning block's under "reasoning"
+        if key in ("text", "reasoning") and isinstance(block.get(key), str):
             texts = [block[key]]
             size = len(texts[0])
             while self._queue and size < _MAX_COALESCE:
@@ -134,9 +134,6 @@ class UpdateSink:
 @dataclass(frozen=True)
 class _Block:
     block: dict[str, Any]
-
-
-_TEXT_KEYS = {"text": "text", "reasoning": "reasoning"}
 
 
 @dataclass
