@@ -53,10 +53,12 @@ def lint(session: nox.Session) -> None:
 
 @nox.session(python="3.11")
 def typecheck(session: nox.Session) -> None:
-    """mypy --strict over the published packages."""
+    """mypy --strict over the core and every plugin package."""
     _install_all(session)
     session.install("mypy>=1.11")
-    session.run("mypy")
+    packages = ["langacp", *(f"langacp_{name.replace('-', '_')}" for name in PLUGINS)]
+    search_path = ":".join(["core/src", *(f"plugins/{name}/src" for name in PLUGINS)])
+    session.run("mypy", *(arg for pkg in packages for arg in ("-p", pkg)), env={"MYPYPATH": search_path})
 
 
 @nox.session(python="3.11")

@@ -13,7 +13,7 @@ import sys
 
 import pytest
 from acp import RequestError, image_block, text_block
-from conftest import REPO, Running, StartAgent, agent_env
+from core_support import REPO, Running, StartAgent, agent_env
 
 from langacp.client import RecordingClient
 

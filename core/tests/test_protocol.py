@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from acp import RequestError, text_block
-from conftest import REPO, RawAgent, Running, StartAgent
+from core_support import REPO, RawAgent, Running, StartAgent
 
 
 def statuses(agent: Running, sid: str, call_id: str) -> list[str]:
