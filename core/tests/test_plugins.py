@@ -158,6 +158,20 @@ async def test_ask_policy_asks_the_client(start_agent: StartAgent, answer: str |
             assert agent.client.text(sid) == "dangling: 0"
 
 
+async def test_permission_request_shows_what_the_client_was_shown(start_agent: StartAgent) -> None:
+    """langacp_tool_start_content: in the tool_call once args are known, and in the permission request."""
+    client = RecordingClient(answer="allow_once")
+    async with start_agent(testplug=["ask", "titles"], client=client) as agent:
+        sid = await agent.start()
+        assert await agent.prompt(sid, 'tool add {"a": 2, "b": 3}') == "end_turn"
+        [request] = client.permission_requests
+        assert request.tool_call.title == "add(a=2, b=3)" and request.tool_call.kind == "search"
+        assert request.tool_call.locations[0].path == str(agent.cwd / "sums.txt")
+        assert request.tool_call.content[0].content.text == "about to add 2 and 3"
+        shown = [u for u in agent.client.of(sid) if getattr(u, "content", None)]
+        assert shown[0].content[0].content.text == "about to add 2 and 3"  # before the result
+
+
 async def test_a_plugin_can_answer_ask_itself(start_agent: StartAgent) -> None:
     """langacp_ask_permission implemented by a plugin."""
     async with start_agent(testplug=["ask", "ask-all-yes", "events"]) as agent:

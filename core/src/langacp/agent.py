@@ -308,6 +308,7 @@ class LangacpAgent:
             client_capabilities=self.client_capabilities,
             mode_id=record.mode_id,
             client=self.client,
+            plugins=self.plugins,
         )
         sink = UpdateSink(
             lambda update: self._send_update(session_id, update),

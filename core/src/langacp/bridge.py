@@ -286,13 +286,11 @@ class TurnRunner:
 
     # -- tool call lifecycle -------------------------------------------------------------------
 
-    def _describe(self, call: ToolCallInfo) -> dict[str, Any]:
-        kind = self.plugins.tool_kind(call, self.session)
-        return {
-            "title": self.plugins.tool_title(call, self.session),
-            "kind": kind,
-            "locations": self.plugins.tool_locations(call, self.session) or None,
-        }
+    def _describe(self, call: ToolCallInfo, *, has_args: bool = True) -> dict[str, Any]:
+        described = self.plugins.describe_tool(call, self.session)
+        if not has_args:  # start content (a proposed diff, …) is derived from the arguments
+            described.pop("content")
+        return described
 
     def _announce(self, call_id: str, name: str, args: dict[str, Any] | None) -> None:
         """Report a tool call: ``tool_call`` the first time, ``tool_call_update`` once args are known."""
@@ -306,7 +304,10 @@ class TurnRunner:
             state = self.tools[call_id] = _ToolState(call, has_args=args is not None)
             self.sink.put(
                 start_tool_call(
-                    call_id, status="pending", raw_input=args if args is not None else None, **self._describe(call)
+                    call_id,
+                    status="pending",
+                    raw_input=args if args is not None else None,
+                    **self._describe(call, has_args=args is not None),
                 )
             )
         elif args is not None and not state.has_args:

@@ -155,6 +155,14 @@ def langacp_tool_locations(call: ToolCallInfo, session: SessionContext) -> list[
 
 
 @hookspec(firstresult=True)
+def langacp_tool_start_content(call: ToolCallInfo, session: SessionContext) -> list[Any] | None:
+    """Return ACP tool-call content to show before a tool runs (e.g. the diff an edit proposes).
+
+    Sent with the ``tool_call`` once its arguments are known and in the permission request.
+    """
+
+
+@hookspec(firstresult=True)
 def langacp_tool_result_content(call: ToolCallInfo, result: Any, session: SessionContext) -> list[Any] | None:
     """Return ACP tool-call content (``acp.schema`` content / diff / terminal models) for a result.
 

@@ -258,6 +258,18 @@ class Plugins:
     def tool_locations(self, call: ToolCallInfo, session: SessionContext) -> list[ToolCallLocation]:
         return cast("list[ToolCallLocation]", self._first("langacp_tool_locations", call=call, session=session) or [])
 
+    def tool_start_content(self, call: ToolCallInfo, session: SessionContext) -> list[Any]:
+        return cast("list[Any]", self._first("langacp_tool_start_content", call=call, session=session) or [])
+
+    def describe_tool(self, call: ToolCallInfo, session: SessionContext) -> dict[str, Any]:
+        """Title, kind, locations and start content of a tool call: what a client is shown."""
+        return {
+            "title": self.tool_title(call, session),
+            "kind": self.tool_kind(call, session),
+            "locations": self.tool_locations(call, session) or None,
+            "content": self.tool_start_content(call, session) or None,
+        }
+
     def tool_result_content(self, call: ToolCallInfo, result: Any, session: SessionContext) -> list[Any]:
         return cast(
             "list[Any]", self._first("langacp_tool_result_content", call=call, result=result, session=session) or []

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any, Literal
 if TYPE_CHECKING:
     from acp.schema import ClientCapabilities
 
+    from langacp.plugins import Plugins
+
 __all__ = [
     "PermissionDecision",
     "PromptCancelled",
@@ -52,6 +54,8 @@ class SessionContext:
     send_update: Callable[[Any], Awaitable[None]] | None = None
     client: Any = None
     """The SDK's connection to the client (``acp.Client``): permission requests, fs, terminal."""
+    plugins: Plugins | None = None
+    """The loaded plugins, so a hook can ask the other mappers (``plugins.describe_tool(...)``)."""
 
 
 @dataclass(frozen=True)

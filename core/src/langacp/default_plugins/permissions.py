@@ -31,7 +31,8 @@ async def ask_once(call: ToolCallInfo, kind: str, session: SessionContext) -> Pe
         PermissionOption(option_id="allow_once", name="Allow once", kind="allow_once"),
         PermissionOption(option_id="reject_once", name="Reject", kind="reject_once"),
     ]
-    tool_call = ToolCallUpdate(tool_call_id=call.tool_call_id, title=call.name, kind=kind, raw_input=call.args)  # type: ignore[arg-type]
+    described = session.plugins.describe_tool(call, session) if session.plugins is not None else {"title": call.name}
+    tool_call = ToolCallUpdate(tool_call_id=call.tool_call_id, raw_input=call.args, **{**described, "kind": kind})
     response = await session.client.request_permission(
         session_id=session.session_id, tool_call=tool_call, options=options
     )

@@ -24,6 +24,11 @@ def langacp_tool_locations(call: ToolCallInfo, session: SessionContext) -> list[
 
 
 @hookimpl(trylast=True)
+def langacp_tool_start_content(call: ToolCallInfo, session: SessionContext) -> list[Any]:
+    return []
+
+
+@hookimpl(trylast=True)
 def langacp_tool_result_content(call: ToolCallInfo, result: Any, session: SessionContext) -> list[Any]:
     from acp import text_block, tool_content
 
