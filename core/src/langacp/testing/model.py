@@ -56,8 +56,8 @@ class ScriptedToolCall:
 class Reply:
     """One model response.
 
-    Streamed as: `reasoning` (reasoning content blocks), then `text`, then each
-    tool call, then a final metadata-only chunk. `error`, when set, is raised
+    Streamed as: `reasoning` (reasoning content blocks), then `text`, then
+    `blocks`, then each tool call, then a final metadata-only chunk. `error`, when set, is raised
     instead of answering, before anything is streamed.
     """
 
@@ -71,6 +71,8 @@ class Reply:
     error: BaseException | None = None
     usage: tuple[int, int] | None = None
     """(input_tokens, output_tokens); default: estimated as characters / 4."""
+    blocks: Sequence[dict[str, Any]] = ()
+    """Further content blocks (image, refusal, …), each streamed as one chunk after the text."""
 
 
 def echo_last_human(messages: list[BaseMessage]) -> Reply:
@@ -201,6 +203,7 @@ class ScriptedChatModel(BaseChatModel):
                 stop_reason=reply.stop_reason,
                 error=reply.error,
                 usage=reply.usage,
+                blocks=reply.blocks,
             )
         return reply
 
@@ -217,7 +220,7 @@ class ScriptedChatModel(BaseChatModel):
         msg_id = f"{LC_ID_PREFIX}-{run_manager.run_id}" if run_manager is not None else None
         blocks = itertools.count()  # running content-block index
         chunks: list[AIMessageChunk] = []
-        structured = bool(reply.reasoning)  # list content iff there is reasoning
+        structured = bool(reply.reasoning or reply.blocks)  # list content iff there is reasoning or blocks
         if reply.reasoning:
             index = next(blocks)
             chunks.extend(
@@ -234,6 +237,8 @@ class ScriptedChatModel(BaseChatModel):
                     [{"type": "text", "text": piece, "index": index}] if structured else piece
                 )
                 chunks.append(AIMessageChunk(id=msg_id, content=content))
+        for block in reply.blocks:
+            chunks.append(AIMessageChunk(id=msg_id, content=[{**block, "index": next(blocks)}]))
         empty: str | list[str | dict[str, Any]] = [] if structured else ""
         for call in reply.tool_calls:
             index = next(blocks)

@@ -1,0 +1,125 @@
+"""A scripted agent with file tools working in the session's directory: ``langacp.testing.workspace:agent``.
+
+For tests of rendering plugins (kinds, titles, locations, diffs, images). The model takes the
+commands of :mod:`langacp.testing.agent` (``tool NAME {json}``, ``think``, …) plus:
+
+* ``image``: answers with text and an image block;
+* ``refuse``: answers with a refusal block;
+* ``hologram``: answers with a block of a type nobody knows.
+
+Tools: ``list_files``, ``read_file``, ``search_files``, ``write_file``, ``edit_file`` (paths
+relative to the session cwd, never outside it), ``run_command`` (runs argv-split, no shell),
+``screenshot`` (returns an image), ``show_terminal`` (a result carrying a terminal id).
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from langchain_core.messages import BaseMessage, HumanMessage
+from langchain_core.tools import BaseTool, tool
+
+from langacp import SessionSetup
+from langacp.testing.agent import make_model
+from langacp.testing.agent import respond as respond_basic
+from langacp.testing.model import Reply
+
+__all__ = ["PIXEL_PNG", "agent", "respond", "workspace_tools"]
+
+PIXEL_PNG = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+)
+"""A 1×1 PNG, base64."""
+
+
+def respond(messages: list[BaseMessage]) -> Reply:
+    last = next((m.text.strip() for m in reversed(messages) if isinstance(m, HumanMessage)), "")
+    if messages and isinstance(messages[-1], HumanMessage):
+        if last == "image":
+            return Reply(text="Here is a picture.", blocks=[{"type": "image", "base64": PIXEL_PNG, "mime_type": "image/png"}])
+        if last == "refuse":
+            return Reply(blocks=[{"type": "refusal", "refusal": "I can't help with that."}])
+        if last == "hologram":
+            return Reply(text="Look:", blocks=[{"type": "hologram", "text": "a 3D cat"}])
+    return respond_basic(messages)
+
+
+def workspace_tools(cwd: str) -> list[BaseTool]:
+    """File tools confined to ``cwd``."""
+    root = Path(cwd).resolve()
+
+    def resolve(path: str) -> Path:
+        full = (root / path).resolve()
+        if full != root and root not in full.parents:
+            raise ValueError(f"{path} is outside the workspace")
+        return full
+
+    @tool
+    def list_files(path: str = ".") -> str:
+        """List the files in a directory."""
+        return "\n".join(sorted(p.name for p in resolve(path).iterdir()))
+
+    @tool
+    def read_file(path: str, offset: int = 0, limit: int = 2000) -> str:
+        """Read lines of a text file."""
+        lines = resolve(path).read_text(encoding="utf-8").splitlines()
+        return "\n".join(lines[offset : offset + limit])
+
+    @tool
+    def search_files(pattern: str, path: str = ".") -> str:
+        """Find lines containing ``pattern``."""
+        hits = []
+        for file in sorted(resolve(path).rglob("*")):
+            if file.is_file():
+                for n, line in enumerate(file.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+                    if pattern in line:
+                        hits.append(f"{file.relative_to(root)}:{n}: {line}")
+        return "\n".join(hits) or "no matches"
+
+    @tool
+    def write_file(path: str, content: str) -> str:
+        """Write a text file."""
+        target = resolve(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(content, encoding="utf-8")
+        return f"wrote {len(content)} characters to {path}"
+
+    @tool
+    def edit_file(path: str, old_string: str, new_string: str) -> str:
+        """Replace the first occurrence of ``old_string``."""
+        target = resolve(path)
+        text = target.read_text(encoding="utf-8")
+        if old_string not in text:
+            raise ValueError(f"{old_string!r} is not in {path}")
+        target.write_text(text.replace(old_string, new_string, 1), encoding="utf-8")
+        return f"edited {path}"
+
+    @tool
+    def run_command(command: str) -> str:
+        """Run a command (split like a shell would, but without a shell) in the workspace."""
+        done = subprocess.run(shlex.split(command), cwd=root, capture_output=True, text=True, timeout=30)
+        return done.stdout + done.stderr
+
+    @tool
+    def screenshot() -> list[dict[str, Any]]:
+        """Take a screenshot."""
+        return [{"type": "text", "text": "the screen:"}, {"type": "image", "base64": PIXEL_PNG, "mime_type": "image/png"}]
+
+    @tool(response_format="content_and_artifact")
+    def show_terminal(terminal_id: str) -> tuple[str, dict[str, str]]:
+        """A result that points at a client terminal."""
+        return f"output is in terminal {terminal_id}", {"terminal_id": terminal_id}
+
+    return [list_files, read_file, search_files, write_file, edit_file, run_command, screenshot, show_terminal]
+
+
+def agent(setup: SessionSetup) -> Any:
+    """Per-session factory: the scripted model with file tools in the session's cwd."""
+    model = make_model()
+    model.responder = respond
+    tools = workspace_tools(setup.session.cwd or os.getcwd())
+    return setup.create_agent(model, tools=tools, system_prompt="You are a scripted workspace agent.")

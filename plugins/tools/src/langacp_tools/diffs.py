@@ -1,0 +1,109 @@
+"""Diffs of tools that edit files: proposed from the arguments, and actual (old text before, new after).
+
+The old text is read just before the tool runs by :class:`~langacp_tools.middleware.DiffCapture`
+(after the permission check, so what the user approved is what is compared), or, for graphs
+langacp cannot insert middleware into, when the call's arguments are first known. Only files
+inside the session's directories are read, and only UTF-8 text up to :data:`MAX_BYTES`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from langacp.types import SessionContext, ToolCallInfo
+
+from langacp_tools.paths import absolute, first_path, inside_roots
+
+__all__ = ["MAX_BYTES", "Before", "capture_before", "proposed_text", "read_text", "state", "target_path"]
+
+MAX_BYTES = 1024 * 1024
+_NEW_TEXT_KEYS = ("content", "file_text", "contents", "new_content", "text", "data")
+_OLD_KEYS = ("old_string", "old_str", "oldText", "old_text")
+_NEW_KEYS = ("new_string", "new_str", "newText", "new_text")
+
+Before = tuple[str, str | None]
+"""(absolute path, its text before the tool ran, ``None`` for a file that did not exist)."""
+
+
+def state(session: SessionContext) -> dict[str, Any]:
+    """This plugin's scratch space in the session: ``before`` maps tool call ids to :data:`Before`."""
+    mine: dict[str, Any] = session.state.setdefault("tools", {})
+    mine.setdefault("before", {})
+    return mine
+
+
+def target_path(call: ToolCallInfo, session: SessionContext) -> str | None:
+    """The absolute file a call edits, if it names one inside the session's directories."""
+    path = first_path(call.args)
+    if path is None:
+        return None
+    full = absolute(path, session.cwd)
+    return full if inside_roots(full, [session.cwd, *session.additional_directories]) else None
+
+
+class _Unreadable(Exception):
+    """Not a UTF-8 text file of a size worth diffing."""
+
+
+def read_text(path: str) -> str | None:
+    """The file's text, ``None`` if it does not exist; raises :class:`_Unreadable` otherwise."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_BYTES + 1)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise _Unreadable(str(exc)) from exc
+    if len(data) > MAX_BYTES:
+        raise _Unreadable("too large")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise _Unreadable("not UTF-8 text") from exc
+
+
+def capture_before(call: ToolCallInfo, session: SessionContext, *, replace: bool = True) -> Before | None:
+    """Read and remember the old text of the file ``call`` edits (``replace=False``: keep an earlier capture)."""
+    before: dict[str, Before] = state(session)["before"]
+    if not replace and call.tool_call_id in before:
+        return before[call.tool_call_id]
+    path = target_path(call, session)
+    if path is None:
+        return None
+    try:
+        captured: Before = (path, read_text(path))
+    except _Unreadable:
+        before.pop(call.tool_call_id, None)
+        return None
+    before[call.tool_call_id] = captured
+    return captured
+
+
+def _edited(current: str, args: Mapping[str, Any]) -> str | None:
+    old = next((args[k] for k in _OLD_KEYS if isinstance(args.get(k), str)), None)
+    new = next((args[k] for k in _NEW_KEYS if isinstance(args.get(k), str)), None)
+    if old is not None and new is not None:
+        if not old or old not in current:
+            return None
+        return current.replace(old, new) if args.get("replace_all") is True else current.replace(old, new, 1)
+    edits = args.get("edits")
+    if isinstance(edits, list) and edits:
+        text = current
+        for edit in edits:
+            result = _edited(text, edit) if isinstance(edit, Mapping) else None
+            if result is None:
+                return None
+            text = result
+        return text
+    return None
+
+
+def proposed_text(old: str | None, args: Mapping[str, Any]) -> str | None:
+    """The file's text after the call, computed from its arguments; ``None`` if they do not say."""
+    edited = _edited(old, args) if old is not None else None
+    if edited is not None:
+        return edited
+    if any(k in args for k in _OLD_KEYS) or "edits" in args:
+        return None  # an edit whose old text is not in the file: it will fail
+    return next((args[k] for k in _NEW_TEXT_KEYS if isinstance(args.get(k), str)), None)

@@ -1,0 +1,87 @@
+"""The langacp-tools hooks: kind, title, locations, proposed diff and result content of tool calls.
+
+Cheap to import (it is loaded before ``initialize`` is answered): ACP and LangChain are
+imported inside the hooks that need them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langacp import SessionContext, ToolCallInfo, hookimpl
+
+from langacp_tools import diffs
+from langacp_tools.config import load_pins
+from langacp_tools.kinds import Kind, kind_of
+from langacp_tools.locations import locations_of
+from langacp_tools.results import result_content
+from langacp_tools.titles import title_of
+
+
+def _pins(session: SessionContext) -> dict[str, str]:
+    mine = diffs.state(session)
+    if "pins" not in mine:
+        mine["pins"] = load_pins(session.cwd)
+    pins: dict[str, str] = mine["pins"]
+    return pins
+
+
+def _kind(call: ToolCallInfo, session: SessionContext) -> Kind:
+    """The kind every installed plugin agrees on (a third-party kind mapper may override ours)."""
+    if session.plugins is not None:
+        return session.plugins.tool_kind(call, session)  # type: ignore[return-value]
+    return kind_of(call.name, _pins(session))
+
+
+@hookimpl
+def langacp_session_created(session: SessionContext) -> None:
+    _pins(session)
+
+
+@hookimpl
+def langacp_session_loaded(session: SessionContext) -> None:
+    _pins(session)
+
+
+@hookimpl
+def langacp_tool_kind(call: ToolCallInfo, session: SessionContext) -> str:
+    return kind_of(call.name, _pins(session))
+
+
+@hookimpl
+def langacp_tool_title(call: ToolCallInfo, session: SessionContext) -> str | None:
+    if not call.args:
+        return None
+    return title_of(call.name, _kind(call, session), call.args, session.cwd)
+
+
+@hookimpl
+def langacp_tool_locations(call: ToolCallInfo, session: SessionContext) -> list[Any] | None:
+    return locations_of(call.args, session.cwd) if call.args else None
+
+
+@hookimpl
+def langacp_tool_start_content(call: ToolCallInfo, session: SessionContext) -> list[Any] | None:
+    """The diff an edit proposes, computed from its arguments and the file as it is now."""
+    from acp import tool_diff_content
+
+    if not call.args or _kind(call, session) != "edit":
+        return None
+    before = diffs.capture_before(call, session, replace=False)
+    if before is None:
+        return None
+    path, old = before
+    new = diffs.proposed_text(old, call.args)
+    return [tool_diff_content(path, new, old)] if new is not None and new != old else None
+
+
+@hookimpl
+def langacp_tool_result_content(call: ToolCallInfo, result: Any, session: SessionContext) -> list[Any] | None:
+    return result_content(call, _kind(call, session), result, session) or None
+
+
+@hookimpl
+def langacp_session_middleware(session: SessionContext) -> list[Any]:
+    from langacp_tools.middleware import DiffCapture
+
+    return [DiffCapture(session)]

@@ -1,0 +1,92 @@
+"""What a finished tool call shows: a terminal, the diff of the file it edited, or its text and images."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from langacp.types import SessionContext, ToolCallInfo
+
+from langacp_tools.diffs import Before, read_text, state
+
+__all__ = ["content_blocks", "result_content", "terminal_id"]
+
+_TERMINAL_KEYS = ("terminal_id", "terminalId")
+
+
+def terminal_id(result: Any) -> str | None:
+    """The client terminal a result points at: ``artifact`` (or ``additional_kwargs``) ``terminal_id``."""
+    for holder in (getattr(result, "artifact", None), getattr(result, "additional_kwargs", None)):
+        for key in _TERMINAL_KEYS:
+            value = holder.get(key) if isinstance(holder, dict) else getattr(holder, key, None)
+            if isinstance(value, str) and value:
+                return value
+    return None
+
+
+def _diff(before: Before | None, result: Any) -> list[Any]:
+    from acp import tool_diff_content
+
+    if before is None or getattr(result, "status", None) == "error":
+        return []
+    path, old = before
+    try:
+        new = read_text(path)
+    except Exception:  # noqa: BLE001 - unreadable after the edit: show the text instead
+        return []
+    if new is None or new == old:
+        return []
+    return [tool_diff_content(path, new, old)]
+
+
+def content_blocks(result: Any) -> list[Any]:
+    """The result's text, image and audio blocks as ACP tool-call content."""
+    from acp import audio_block, image_block, resource_link_block, text_block, tool_content
+
+    content = getattr(result, "content", result)
+    if isinstance(content, str):
+        return [tool_content(text_block(content))] if content else []
+    raw_blocks = getattr(result, "content_blocks", None)
+    blocks = raw_blocks if isinstance(raw_blocks, list) else content if isinstance(content, list) else [content]
+    out: list[Any] = []
+    texts: list[str] = []
+
+    def flush() -> None:
+        if texts:
+            out.append(tool_content(text_block("".join(texts))))
+            texts.clear()
+
+    for block in blocks:
+        kind = block.get("type") if isinstance(block, dict) else None
+        if kind == "text" and isinstance(block, dict):
+            texts.append(str(block.get("text") or ""))
+            continue
+        if isinstance(block, dict) and kind in ("image", "audio") and isinstance(block.get("base64"), str):
+            flush()
+            mime = str(block.get("mime_type") or ("image/png" if kind == "image" else "audio/wav"))
+            made = image_block(block["base64"], mime) if kind == "image" else audio_block(block["base64"], mime)
+            out.append(tool_content(made))
+            continue
+        if isinstance(block, dict) and isinstance(block.get("url"), str):
+            flush()
+            url = block["url"]
+            out.append(tool_content(resource_link_block(url.rsplit("/", 1)[-1] or url, url, mime_type=block.get("mime_type"))))
+            continue
+        texts.append(block if isinstance(block, str) else json.dumps(block, default=str))
+    flush()
+    return out
+
+
+def result_content(call: ToolCallInfo, kind: str, result: Any, session: SessionContext) -> list[Any]:
+    """Tool-call content for ``result``, the ``ToolMessage`` of ``call``."""
+    from acp import tool_terminal_ref
+
+    before: Before | None = state(session)["before"].pop(call.tool_call_id, None)
+    terminal = terminal_id(result)
+    if terminal is not None:
+        return [tool_terminal_ref(terminal)]
+    if kind == "edit":
+        diff = _diff(before, result)
+        if diff:
+            return diff
+    return content_blocks(result)
