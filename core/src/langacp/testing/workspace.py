@@ -30,9 +30,7 @@ from langacp.testing.model import Reply
 
 __all__ = ["PIXEL_PNG", "agent", "respond", "workspace_tools"]
 
-PIXEL_PNG = (
-    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
-)
+PIXEL_PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
 """A 1×1 PNG, base64."""
 
 
@@ -40,7 +38,9 @@ def respond(messages: list[BaseMessage]) -> Reply:
     last = next((m.text.strip() for m in reversed(messages) if isinstance(m, HumanMessage)), "")
     if messages and isinstance(messages[-1], HumanMessage):
         if last == "image":
-            return Reply(text="Here is a picture.", blocks=[{"type": "image", "base64": PIXEL_PNG, "mime_type": "image/png"}])
+            return Reply(
+                text="Here is a picture.", blocks=[{"type": "image", "base64": PIXEL_PNG, "mime_type": "image/png"}]
+            )
         if last == "refuse":
             return Reply(blocks=[{"type": "refusal", "refusal": "I can't help with that."}])
         if last == "hologram":
@@ -107,7 +107,10 @@ def workspace_tools(cwd: str) -> list[BaseTool]:
     @tool
     def screenshot() -> list[dict[str, Any]]:
         """Take a screenshot."""
-        return [{"type": "text", "text": "the screen:"}, {"type": "image", "base64": PIXEL_PNG, "mime_type": "image/png"}]
+        return [
+            {"type": "text", "text": "the screen:"},
+            {"type": "image", "base64": PIXEL_PNG, "mime_type": "image/png"},
+        ]
 
     @tool(response_format="content_and_artifact")
     def show_terminal(terminal_id: str) -> tuple[str, dict[str, str]]:

@@ -10,12 +10,23 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Literal, cast
+from typing import Literal
 
 __all__ = ["EXACT_KINDS", "KINDS", "WORD_KINDS", "Kind", "kind_of", "split_words", "tool_part"]
 
 Kind = Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"]
-KINDS: tuple[Kind, ...] = ("read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other")
+KINDS: tuple[Kind, ...] = (
+    "read",
+    "edit",
+    "delete",
+    "move",
+    "search",
+    "execute",
+    "think",
+    "fetch",
+    "switch_mode",
+    "other",
+)
 
 
 def _names(kind: Kind, names: str) -> dict[str, Kind]:
@@ -63,13 +74,10 @@ EXACT_KINDS: dict[str, Kind] = {
 WORD_KINDS: dict[str, Kind] = {
     **_names("delete", "delete del remove rm rmdir unlink erase destroy drop purge trash"),
     **_names("move", "move mv rename relocate"),
-    **_names(
-        "execute", "run exec execute shell bash sh zsh terminal command cmd spawn eval repl subprocess"
-    ),
+    **_names("execute", "run exec execute shell bash sh zsh terminal command cmd spawn eval repl subprocess"),
     **_names(
         "edit",
-        "write edit create update modify patch replace insert append save apply put mkdir touch overwrite "
-        "commit",
+        "write edit create update modify patch replace insert append save apply put mkdir touch overwrite commit",
     ),
     **_names("fetch", "fetch http https download curl wget url web browse scrape crawl request webpage"),
     **_names("search", "search find grep glob query lookup locate rg ripgrep"),
@@ -131,5 +139,5 @@ def kind_of(name: str, pins: Mapping[str, str] | None = None) -> Kind:
         for candidate in (name, part):
             pinned = pins.get(candidate)
             if pinned in KINDS:
-                return cast(Kind, pinned)
+                return pinned
     return _exact(name) or _exact(part) or _known_suffix(part) or _by_words(part) or "other"

@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Any
 
 from langacp import SessionContext, ToolCallInfo, hookimpl
-
 from langacp_tools import diffs
 from langacp_tools.config import load_pins
 from langacp_tools.kinds import Kind, kind_of

@@ -6,7 +6,6 @@ import json
 from typing import Any
 
 from langacp.types import SessionContext, ToolCallInfo
-
 from langacp_tools.diffs import Before, read_text, state
 
 __all__ = ["content_blocks", "result_content", "terminal_id"]
@@ -70,7 +69,9 @@ def content_blocks(result: Any) -> list[Any]:
         if isinstance(block, dict) and isinstance(block.get("url"), str):
             flush()
             url = block["url"]
-            out.append(tool_content(resource_link_block(url.rsplit("/", 1)[-1] or url, url, mime_type=block.get("mime_type"))))
+            out.append(
+                tool_content(resource_link_block(url.rsplit("/", 1)[-1] or url, url, mime_type=block.get("mime_type")))
+            )
             continue
         texts.append(block if isinstance(block, str) else json.dumps(block, default=str))
     flush()
