@@ -5,7 +5,8 @@ commands of :mod:`langacp.testing.agent` (``tool NAME {json}``, ``think``, …) 
 
 * ``image``: answers with text and an image block;
 * ``refuse``: answers with a refusal block;
-* ``hologram``: answers with a block of a type nobody knows.
+* ``hologram``: answers with a block of a type nobody knows;
+* ``blocks`` (first block of a prompt): answers with what the model received, one line per block.
 
 Tools: ``list_files``, ``read_file``, ``search_files``, ``write_file``, ``edit_file`` (paths
 relative to the session cwd, never outside it), ``run_command`` (runs argv-split, no shell),
@@ -37,6 +38,14 @@ PIXEL_PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwA
 def respond(messages: list[BaseMessage]) -> Reply:
     last = next((m.text.strip() for m in reversed(messages) if isinstance(m, HumanMessage)), "")
     if messages and isinstance(messages[-1], HumanMessage):
+        content = messages[-1].content
+        if (
+            isinstance(content, list)
+            and content
+            and isinstance(content[0], dict)
+            and content[0].get("text") == "blocks"
+        ):
+            return Reply(text="\n".join(_describe(block) for block in content[1:]))
         if last == "image":
             return Reply(
                 text="Here is a picture.", blocks=[{"type": "image", "base64": PIXEL_PNG, "mime_type": "image/png"}]
@@ -46,6 +55,14 @@ def respond(messages: list[BaseMessage]) -> Reply:
         if last == "hologram":
             return Reply(text="Look:", blocks=[{"type": "hologram", "text": "a 3D cat"}])
     return respond_basic(messages)
+
+
+def _describe(block: Any) -> str:
+    if not isinstance(block, dict):
+        return repr(block)
+    if block.get("type") == "text":
+        return f"text: {block['text']}"
+    return f"{block.get('type')} {block.get('mime_type')} {len(str(block.get('base64', '')))} chars"
 
 
 def workspace_tools(cwd: str) -> list[BaseTool]:
