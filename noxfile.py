@@ -8,8 +8,8 @@ import nox
 
 ROOT = Path(__file__).parent
 PLUGINS = sorted(p.name for p in (ROOT / "plugins").iterdir() if (p / "pyproject.toml").exists())
-EXAMPLE_PLUGIN = "examples/plugin-titles"
-TEST_DEPS = ["pytest>=8", "pytest-asyncio>=0.24", "pytest-timeout>=2"]
+EXAMPLE_PLUGINS = ["examples/plugin-titles", "examples/plugins/langacp-example-kinds"]
+TEST_DEPS = ["pytest>=8", "pytest-asyncio>=0.24", "pytest-timeout>=2", "hypothesis>=6"]
 
 nox.options.sessions = ["tests", "lint", "typecheck"]
 nox.options.reuse_existing_virtualenvs = True
@@ -17,14 +17,15 @@ nox.options.reuse_existing_virtualenvs = True
 
 def _install_all(session: nox.Session) -> None:
     session.install("-e", "./core", *(f"-e./plugins/{name}" for name in PLUGINS), *TEST_DEPS)
-    session.install("-e", EXAMPLE_PLUGIN)
+    session.install(*(arg for path in EXAMPLE_PLUGINS for arg in ("-e", path)))
 
 
 @nox.session(python="3.11")
 def tests(session: nox.Session) -> None:
-    """Everything installed: the core's tests, every plugin's tests, the example plugin's, the cross-package tests."""
+    """Everything installed: the core's tests, every plugin's tests, the example plugins', the cross-package tests."""
     _install_all(session)
-    paths = ["core/tests", *(f"plugins/{name}/tests" for name in PLUGINS), f"{EXAMPLE_PLUGIN}/tests", "tests"]
+    examples = [f"{path}/tests" for path in EXAMPLE_PLUGINS]
+    paths = ["core/tests", *(f"plugins/{name}/tests" for name in PLUGINS), *examples, "tests"]
     session.run("pytest", *paths, *session.posargs)
 
 
