@@ -93,6 +93,18 @@ def test_reasoning_streams_first_as_reasoning_content_blocks() -> None:
     assert blocks[0].get("reasoning") == "Let me think hard"
 
 
+def test_extra_blocks_stream_after_the_text_with_their_own_index() -> None:
+    image = {"type": "image", "base64": "aGk=", "mime_type": "image/png"}
+    model = ScriptedChatModel(replies=[Reply(text="Look here", blocks=[image, {"type": "refusal", "refusal": "no"}])])
+    chunks = _stream(model)
+    kinds = [b["type"] for c in chunks for b in c.content_blocks]
+    assert kinds == ["text", "text", "image", "non_standard"]
+    merged = _merge(chunks).content_blocks
+    assert [b["type"] for b in merged] == ["text", "image", "non_standard"]
+    assert merged[1]["base64"] == "aGk=" and merged[2]["value"]["refusal"] == "no"
+    assert [b.get("index") for b in merged[:2]] == [0, 1]
+
+
 def test_tool_call_streams_in_pieces_and_reassembles() -> None:
     call = ScriptedToolCall("add", {"a": 1, "b": 2, "note": "some longer text"}, id="call_x")
     chunks = _stream(ScriptedChatModel(replies=[Reply(text="Adding.", tool_calls=[call])]))

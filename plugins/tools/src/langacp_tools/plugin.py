@@ -43,6 +43,11 @@ def langacp_session_loaded(session: SessionContext) -> None:
 
 
 @hookimpl
+def langacp_prompt_finished(session: SessionContext) -> None:
+    diffs.state(session)["before"].clear()  # calls cut short (cancel) never got their result
+
+
+@hookimpl
 def langacp_tool_kind(call: ToolCallInfo, session: SessionContext) -> str:
     return kind_of(call.name, _pins(session))
 
