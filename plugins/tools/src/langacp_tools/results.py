@@ -38,6 +38,17 @@ def _diff(before: Before | None, result: Any) -> list[Any]:
     return [tool_diff_content(path, new, old)]
 
 
+def _data(block: dict[str, Any]) -> tuple[str | None, str | None]:
+    """(base64 data, MIME type) of a data block, from ``base64`` or a ``data:`` URL."""
+    if isinstance(block.get("base64"), str):
+        return block["base64"], block.get("mime_type")
+    url = block.get("url")
+    if isinstance(url, str) and url.startswith("data:") and ";base64," in url:
+        head, data = url[5:].split(";base64,", 1)
+        return data, block.get("mime_type") or head or None
+    return None, None
+
+
 def content_blocks(result: Any) -> list[Any]:
     """The result's text, image and audio blocks as ACP tool-call content."""
     from acp import audio_block, image_block, resource_link_block, text_block, tool_content
@@ -60,10 +71,11 @@ def content_blocks(result: Any) -> list[Any]:
         if kind == "text" and isinstance(block, dict):
             texts.append(str(block.get("text") or ""))
             continue
-        if isinstance(block, dict) and kind in ("image", "audio") and isinstance(block.get("base64"), str):
+        data, data_mime = _data(block) if isinstance(block, dict) else (None, None)
+        if isinstance(block, dict) and kind in ("image", "audio") and data is not None:
             flush()
-            mime = str(block.get("mime_type") or ("image/png" if kind == "image" else "audio/wav"))
-            made = image_block(block["base64"], mime) if kind == "image" else audio_block(block["base64"], mime)
+            mime = str(data_mime or ("image/png" if kind == "image" else "audio/wav"))
+            made = image_block(data, mime) if kind == "image" else audio_block(data, mime)
             out.append(tool_content(made))
             continue
         if isinstance(block, dict) and isinstance(block.get("url"), str):

@@ -1,0 +1,81 @@
+"""Result content and the old-text capture, called directly (the served tests drive them end to end)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from langchain_core.messages import ToolMessage
+
+from langacp.types import SessionContext, ToolCallInfo
+from langacp_tools.diffs import MAX_BYTES, capture_before
+from langacp_tools.results import content_blocks, result_content
+
+
+def _session(tmp_path: Path) -> SessionContext:
+    work = tmp_path / "work"
+    work.mkdir(exist_ok=True)
+    return SessionContext(session_id="s", cwd=str(work))
+
+
+def test_text_images_links_and_unknown_blocks() -> None:
+    message = ToolMessage(
+        content=[
+            {"type": "text", "text": "a"},
+            {"type": "text", "text": "b"},
+            {"type": "image", "url": "data:image/gif;base64,R0lG"},
+            {"type": "file", "url": "https://x.test/y.pdf"},
+            {"type": "weird"},
+        ],
+        tool_call_id="1",
+    )
+    shown = [c.content for c in content_blocks(message)]
+    assert [b.type for b in shown] == ["text", "image", "resource_link", "text"]
+    assert shown[0].text == "ab"
+    assert (shown[1].data, shown[1].mime_type) == ("R0lG", "image/gif")
+    assert (shown[2].uri, shown[2].name) == ("https://x.test/y.pdf", "y.pdf")
+    assert "weird" in shown[3].text
+
+
+def test_the_diff_compares_the_captured_text_with_the_file_after(tmp_path: Path) -> None:
+    session = _session(tmp_path)
+    target = Path(session.cwd) / "f.txt"
+    target.write_text("before\n")
+    call = ToolCallInfo("c1", "write_file", {"path": "f.txt", "content": "after\n"})
+    assert capture_before(call, session) == (str(target), "before\n")
+    target.write_text("after\n")
+    [diff] = result_content(call, "edit", ToolMessage(content="ok", tool_call_id="c1"), session)
+    assert (diff.type, diff.old_text, diff.new_text) == ("diff", "before\n", "after\n")
+    # the capture is used once
+    [text] = result_content(call, "edit", ToolMessage(content="ok", tool_call_id="c1"), session)
+    assert text.content.text == "ok"
+
+
+def test_no_diff_for_failed_calls_binary_large_or_outside_files(tmp_path: Path) -> None:
+    session = _session(tmp_path)
+    work = Path(session.cwd)
+    (work / "f.txt").write_text("x")
+    call = ToolCallInfo("c1", "write_file", {"path": "f.txt", "content": "y"})
+    capture_before(call, session)
+    (work / "f.txt").write_text("y")
+    failed = ToolMessage(content="Error: nope", tool_call_id="c1", status="error")
+    assert [c.type for c in result_content(call, "edit", failed, session)] == ["content"]
+
+    (work / "bin").write_bytes(b"\xff\xfe\x00")
+    assert capture_before(ToolCallInfo("c2", "write_file", {"path": "bin", "content": ""}), session) is None
+    (work / "big").write_text("x" * (MAX_BYTES + 1))
+    assert capture_before(ToolCallInfo("c3", "write_file", {"path": "big", "content": ""}), session) is None
+    (tmp_path / "outside.txt").write_text("secret")
+    outside = ToolCallInfo("c4", "write_file", {"path": "../outside.txt", "content": ""})
+    assert capture_before(outside, session) is None
+    (work / "link").symlink_to(tmp_path / "outside.txt")
+    assert capture_before(ToolCallInfo("c5", "write_file", {"path": "link", "content": ""}), session) is None
+
+
+def test_a_terminal_id_wins_over_text() -> None:
+    session = SessionContext(session_id="s", cwd="/")
+    call = ToolCallInfo("c1", "run_command", {"command": "make"})
+    message = ToolMessage(content="building…", tool_call_id="c1", artifact={"terminal_id": "term-1"})
+    [ref] = result_content(call, "execute", message, session)
+    assert (ref.type, ref.terminal_id) == ("terminal", "term-1")
+    by_kwargs = ToolMessage(content="x", tool_call_id="c1", additional_kwargs={"terminalId": "term-2"})
+    assert result_content(call, "execute", by_kwargs, session)[0].terminal_id == "term-2"
