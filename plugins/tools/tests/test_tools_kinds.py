@@ -88,6 +88,8 @@ def test_mcp_qualified_names_are_judged_by_their_tool_part(name: str, kind: str)
         ("create_plan", "edit"),
         ("set_mode_fast", "switch_mode"),
         ("get_mode", "read"),
+        ("request_approval", "other"),
+        ("list_commands", "read"),
         # several kinds: the riskiest wins
         ("search_and_replace", "edit"),
         ("list_then_delete", "delete"),

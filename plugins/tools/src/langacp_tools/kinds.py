@@ -79,7 +79,7 @@ WORD_KINDS: dict[str, Kind] = {
         "edit",
         "write edit create update modify patch replace insert append save apply put mkdir touch overwrite commit",
     ),
-    **_names("fetch", "fetch http https download curl wget url web browse scrape crawl request webpage"),
+    **_names("fetch", "fetch http https download curl wget url web browse scrape crawl webpage"),
     **_names("search", "search find grep glob query lookup locate rg ripgrep"),
     **_names("read", "read get view cat show open load list ls describe inspect info stat head tail status diff"),
     **_names("think", "think thinking reason reasoning reflect plan planning todo todos brainstorm"),
