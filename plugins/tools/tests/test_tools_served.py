@@ -135,3 +135,14 @@ async def test_without_the_plugin_the_core_defaults_show(tmp_path: Path) -> None
         call = only_call(agent.client.of(sid))
     assert (call["kind"], call["title"]) == ("other", "read_file")
     assert "locations" not in call
+
+
+async def test_diff_without_middleware_uses_the_text_read_when_the_arguments_were_known(tmp_path: Path) -> None:
+    """A factory that drops ``setup.middleware`` (or a precompiled graph) still gets the result diff."""
+    (tmp_path / "f.txt").write_text("old\n")
+    async with serve("langacp.testing.workspace:unguarded_agent", plugins=["tools"], cwd=tmp_path) as agent:
+        sid = await agent.start()
+        await agent.prompt(sid, _tool("write_file", path="f.txt", content="new\n"))
+        call = only_call(agent.client.of(sid))
+    [result] = call["contents"][-1]
+    assert (result.type, result.old_text, result.new_text) == ("diff", "old\n", "new\n")

@@ -11,6 +11,7 @@ commands of :mod:`langacp.testing.agent` (``tool NAME {json}``, ``think``, …) 
 Tools: ``list_files``, ``read_file``, ``search_files``, ``write_file``, ``edit_file`` (paths
 relative to the session cwd, never outside it), ``run_command`` (runs argv-split, no shell),
 ``screenshot`` (returns an image), ``show_terminal`` (a result carrying a terminal id).
+``unguarded_agent`` is the same agent built without ``setup.middleware``.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from langacp.testing.agent import make_model
 from langacp.testing.agent import respond as respond_basic
 from langacp.testing.model import Reply
 
-__all__ = ["PIXEL_PNG", "agent", "respond", "workspace_tools"]
+__all__ = ["PIXEL_PNG", "agent", "respond", "unguarded_agent", "workspace_tools"]
 
 PIXEL_PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
 """A 1×1 PNG, base64."""
@@ -143,3 +144,12 @@ def agent(setup: SessionSetup) -> Any:
     model.responder = respond
     tools = workspace_tools(setup.session.cwd or os.getcwd())
     return setup.create_agent(model, tools=tools, system_prompt="You are a scripted workspace agent.")
+
+
+def unguarded_agent(setup: SessionSetup) -> Any:
+    """The same agent built without ``setup.middleware``: nothing langacp or plugins add runs inside it."""
+    from langchain.agents import create_agent
+
+    model = make_model()
+    model.responder = respond
+    return create_agent(model, tools=workspace_tools(setup.session.cwd), checkpointer=setup.checkpointer)
