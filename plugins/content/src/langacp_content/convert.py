@@ -19,8 +19,6 @@ through verbatim, and few read ``text-plain`` or file URLs).
 
 from __future__ import annotations
 
-import base64
-import binascii
 import posixpath
 from typing import Any
 from urllib.parse import unquote, urlparse
@@ -195,16 +193,6 @@ def for_model(block: dict[str, Any]) -> dict[str, Any]:
         about = f": {extras['description']}" if extras.get("description") else ""
         return {"type": "text", "text": f"[{label}]({block['url']}){about}"}
     mime = str(block.get("mime_type") or "")
-    if kind == "file" and mime.split("/")[0] in ("image", "audio") and _is_base64(block.get("base64")):
+    if kind == "file" and mime.split("/")[0] in ("image", "audio") and "base64" in block:
         return {**block, "type": mime.split("/")[0]}
     return block
-
-
-def _is_base64(value: object) -> bool:
-    if not isinstance(value, str):
-        return False
-    try:
-        base64.b64decode(value, validate=True)
-    except (binascii.Error, ValueError):
-        return False
-    return True
