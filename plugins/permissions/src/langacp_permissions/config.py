@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import logging
 import os
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -68,6 +67,8 @@ class FileSettings:
 
 def read_settings(path: Path) -> FileSettings | None:
     """The file's ``[permissions]`` settings; ``None`` if the file does not exist."""
+    import tomllib  # only when a session starts: keeps the agent's start-up light
+
     try:
         with path.open("rb") as f:
             document = tomllib.load(f)
