@@ -91,3 +91,8 @@ def per_call_agent(setup: SessionSetup) -> Any:
 
 hitl_graph = create_agent(make_model(), tools=ALL_TOOLS, middleware=[HumanInTheLoopMiddleware(GATED)])
 """Precompiled: nothing can be inserted, only its own interrupts reach the editor."""
+
+per_call_graph = create_agent(
+    make_model(), tools=ALL_TOOLS, middleware=[HumanInTheLoopMiddleware(GATED, interrupt_mode="per_call")]
+)
+"""Precompiled, one interrupt per gated tool call."""

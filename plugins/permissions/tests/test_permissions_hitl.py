@@ -20,7 +20,7 @@ def _prompt(call: dict[str, Any]) -> str:
     return f"tool {call['name']} {json.dumps(call['args'])}"
 
 
-@pytest.mark.parametrize("target", ["hitl_agent", "per_call_agent", "hitl_graph"])
+@pytest.mark.parametrize("target", ["hitl_agent", "per_call_agent", "hitl_graph", "per_call_graph"])
 async def test_an_interrupt_is_one_permission_request_and_approval_runs_the_tool(tmp_path: Path, target: str) -> None:
     client = RecordingClient(answer="allow_once")
     out = tmp_path / "out.txt"
@@ -36,7 +36,7 @@ async def test_an_interrupt_is_one_permission_request_and_approval_runs_the_tool
     assert out.read_text() == "hello\n"
 
 
-@pytest.mark.parametrize("target", ["hitl_agent", "per_call_agent", "hitl_graph"])
+@pytest.mark.parametrize("target", ["hitl_agent", "per_call_agent", "hitl_graph", "per_call_graph"])
 async def test_a_rejected_interrupt_tells_the_model_and_the_tool_never_runs(tmp_path: Path, target: str) -> None:
     client = RecordingClient(answer="reject_always")
     out = tmp_path / "out.txt"
@@ -55,14 +55,15 @@ async def test_a_rejected_interrupt_tells_the_model_and_the_tool_never_runs(tmp_
     assert not out.exists()
 
 
-async def test_batched_decisions_follow_the_order_of_the_actions(tmp_path: Path) -> None:
+@pytest.mark.parametrize("target", ["hitl_graph", "per_call_graph"])
+async def test_each_parallel_action_gets_its_own_decision(tmp_path: Path, target: str) -> None:
     first, second = tmp_path / "first.txt", tmp_path / "second.txt"
 
     async def reply(request: PermissionRequest) -> str:
         return "allow_once" if request.tool_call.raw_input["path"] == str(first) else "reject_once"
 
     client = AsyncClient(reply=reply)
-    async with served(tmp_path, "hitl_graph", client=client) as agent:
+    async with served(tmp_path, target, client=client) as agent:
         sid = await agent.start()
         calls = [_write(first), {"name": "add", "args": {"a": 1, "b": 2}}, _write(second)]
         assert await agent.prompt(sid, "calls " + json.dumps(calls)) == "end_turn"
