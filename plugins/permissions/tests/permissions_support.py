@@ -59,15 +59,13 @@ async def served(
     target: str = "agent",
     *,
     client: RecordingClient | None = None,
-    kinds: bool = True,
 ) -> AsyncIterator[ServedAgent]:
-    """The permission test agent with langacp-permissions (and the kinds fixture plugin) over real pipes."""
+    """The permission test agent with langacp-permissions and the kinds fixture plugin, over real pipes."""
     spec = target if ":" in target else f"{AGENT}:{target}"
-    plugins = ["permissions", *(["permkinds"] if kinds else [])]
     (tmp_path / "project").mkdir(exist_ok=True)
     async with serve(
         spec,
-        plugins=plugins,
+        plugins=["permissions", "permkinds"],
         env=agent_env(tmp_path / "config"),
         client=client,
         cwd=tmp_path / "project",
