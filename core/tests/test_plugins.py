@@ -147,6 +147,17 @@ async def test_a_denial_carries_its_reason_to_the_model_and_the_editor(start_age
         assert agent.client.text(sid).startswith("done: The call to add did not run: adding is forbidden")
 
 
+async def test_a_policy_that_raises_asks_instead_of_allowing(start_agent: StartAgent) -> None:
+    """langacp_permission raising: the core default (allow) must not be used; the user is asked."""
+    client = RecordingClient(answer="reject_once")
+    async with start_agent(testplug=["policy-raises"], client=client) as agent:
+        sid = await agent.start()
+        assert await agent.prompt(sid, 'tool add {"a": 1, "b": 1}') == "end_turn"
+        assert len(client.permission_requests) == 1
+        assert "done: 2" not in agent.client.text(sid)
+        assert "a broken policy" in agent.stderr()
+
+
 @pytest.mark.parametrize(
     ("answer", "ran", "stop"),
     [("allow_once", True, "end_turn"), ("reject_once", False, "end_turn"), (None, False, "cancelled")],

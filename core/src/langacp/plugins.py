@@ -294,8 +294,18 @@ class Plugins:
         return self.permission_verdict(call, kind, session).decision
 
     def permission_verdict(self, call: ToolCallInfo, kind: ToolKind, session: SessionContext) -> PermissionVerdict:
-        """The policy's decision and, for a denial, its reason; anything unexpected counts as ``"ask"``."""
-        result = self._first("langacp_permission", call=call, kind=kind, session=session)
+        """The policy's decision and, for a denial, its reason; anything unexpected counts as ``"ask"``.
+
+        Unlike other mappers, a policy that raises does not fall back to the core default
+        (allow): the user is asked instead.
+        """
+        try:
+            result = self.pm.hook.langacp_permission(call=call, kind=kind, session=session)
+        except PromptCancelled:
+            raise
+        except Exception:
+            log.exception("langacp: a plugin's langacp_permission failed for %s; asking the user", call.name)
+            return PermissionVerdict("ask")
         if isinstance(result, PermissionVerdict) and result.decision in ("allow", "ask", "deny"):
             return result
         return PermissionVerdict(cast(PermissionDecision, result if result in ("allow", "ask", "deny") else "ask"))

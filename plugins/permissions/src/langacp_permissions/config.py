@@ -48,7 +48,7 @@ class ConfigError(ValueError):
 def user_config_path() -> Path:
     """``$XDG_CONFIG_HOME/langacp/config.toml`` (``~/.config`` when unset or not absolute)."""
     base = os.environ.get("XDG_CONFIG_HOME", "")
-    root = Path(base) if base and os.path.isabs(base) else Path.home() / ".config"
+    root = Path(base) if base and os.path.isabs(base) else Path(os.path.expanduser("~")) / ".config"
     return root / "langacp" / "config.toml"
 
 
