@@ -136,6 +136,28 @@ async def test_deny_policy_never_runs_the_tool(start_agent: StartAgent) -> None:
         assert agent.client.permission_requests == []
 
 
+async def test_a_denial_carries_its_reason_to_the_model_and_the_editor(start_agent: StartAgent) -> None:
+    """langacp_permission returning a PermissionVerdict with a reason."""
+    async with start_agent(testplug=["deny", "reason"]) as agent:
+        sid = await agent.start()
+        assert await agent.prompt(sid, 'tool add {"a": 1, "b": 1}') == "end_turn"
+        final = agent.client.of(sid, "tool_call_update")[-1]
+        assert final.status == "failed"
+        assert "adding is forbidden in this project" in final.content[0].content.text
+        assert agent.client.text(sid).startswith("done: The call to add did not run: adding is forbidden")
+
+
+async def test_a_policy_that_raises_asks_instead_of_allowing(start_agent: StartAgent) -> None:
+    """langacp_permission raising: the core default (allow) must not be used; the user is asked."""
+    client = RecordingClient(answer="reject_once")
+    async with start_agent(testplug=["policy-raises"], client=client) as agent:
+        sid = await agent.start()
+        assert await agent.prompt(sid, 'tool add {"a": 1, "b": 1}') == "end_turn"
+        assert len(client.permission_requests) == 1
+        assert "done: 2" not in agent.client.text(sid)
+        assert "a broken policy" in agent.stderr()
+
+
 @pytest.mark.parametrize(
     ("answer", "ran", "stop"),
     [("allow_once", True, "end_turn"), ("reject_once", False, "end_turn"), (None, False, "cancelled")],
@@ -152,6 +174,8 @@ async def test_ask_policy_asks_the_client(start_agent: StartAgent, answer: str |
         statuses = [u.status for u in agent.client.of(sid, "tool_call_update") if u.status]
         assert statuses[-1] == ("completed" if ran else "failed")
         assert ("done: 42" in agent.client.text(sid)) is ran
+        if answer == "reject_once":  # the model is told who said no
+            assert "did not run: the user declined it" in agent.client.text(sid)
         if stop == "cancelled":  # the thread was repaired: the next prompt works
             agent.client.updates.clear()
             assert await agent.prompt(sid, "dangling") == "end_turn"

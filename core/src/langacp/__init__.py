@@ -9,7 +9,14 @@ from importlib.metadata import PackageNotFoundError, version
 
 from langacp.hookspecs import hookimpl
 from langacp.target import SessionSetup
-from langacp.types import PermissionDecision, PromptCancelled, SessionContext, ToolCallInfo, TurnOutcome
+from langacp.types import (
+    PermissionDecision,
+    PermissionVerdict,
+    PromptCancelled,
+    SessionContext,
+    ToolCallInfo,
+    TurnOutcome,
+)
 
 try:
     __version__ = version("langacp")
@@ -18,6 +25,7 @@ except PackageNotFoundError:  # running from a source tree
 
 __all__ = [
     "PermissionDecision",
+    "PermissionVerdict",
     "PromptCancelled",
     "SessionContext",
     "SessionSetup",

@@ -41,7 +41,7 @@ if TYPE_CHECKING:
         ToolKind,
     )
 
-    from langacp.types import PermissionDecision, SessionContext, ToolCallInfo, TurnOutcome
+    from langacp.types import PermissionDecision, PermissionVerdict, SessionContext, ToolCallInfo, TurnOutcome
 
 PROJECT = "langacp"
 hookspec = pluggy.HookspecMarker(PROJECT)
@@ -201,20 +201,24 @@ def langacp_output_block(block: dict[str, Any], session: SessionContext) -> list
 
 
 @hookspec(firstresult=True)
-def langacp_permission(call: ToolCallInfo, kind: ToolKind, session: SessionContext) -> PermissionDecision | None:
+def langacp_permission(
+    call: ToolCallInfo, kind: ToolKind, session: SessionContext
+) -> PermissionDecision | PermissionVerdict | None:
     """Decide whether a tool call may run: ``"allow"``, ``"ask"`` or ``"deny"``.
 
     Enforced before the tool runs for factory targets (the core's tool guard middleware).
+    A ``PermissionVerdict`` carries the reason of a ``"deny"`` to the model.
     """
 
 
 @hookspec(firstresult=True)
 def langacp_ask_permission(
     call: ToolCallInfo, kind: ToolKind, session: SessionContext
-) -> Awaitable[PermissionDecision] | None:
+) -> Awaitable[PermissionDecision | PermissionVerdict] | None:
     """Ask the user about a tool call the policy said ``"ask"`` for.
 
-    Return an awaitable resolving to ``"allow"`` or ``"deny"`` (``None``: not mine). The
+    Return an awaitable resolving to ``"allow"`` or ``"deny"``, or to a ``PermissionVerdict``
+    with the reason of a denial (``None``: not mine). The
     core's default sends ``session/request_permission`` with allow-once / reject-once.
     Raise ``langacp.types.PromptCancelled`` if the client answered ``cancelled``.
     """

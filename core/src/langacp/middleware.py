@@ -48,13 +48,15 @@ class ToolGuardMiddleware(AgentMiddleware):  # type: ignore[type-arg]
         raw = request.tool_call
         call = ToolCallInfo(tool_call_id=raw.get("id") or "", name=raw["name"], args=dict(raw.get("args") or {}))
         kind = self.plugins.tool_kind(call, self.session)
-        decision = self.plugins.permission(call, kind, self.session)
-        if decision == "ask":
-            decision = await self.plugins.ask_permission(call, kind, self.session)
-        if decision != "allow":
-            reason = "was denied by the permission policy" if decision == "deny" else "was declined by the user"
+        verdict = self.plugins.permission_verdict(call, kind, self.session)
+        default_reason = "the permission policy denied it"
+        if verdict.decision == "ask":
+            verdict = await self.plugins.ask_permission_verdict(call, kind, self.session)
+            default_reason = "the user declined it"
+        if verdict.decision != "allow":
+            reason = verdict.reason or default_reason
             return ToolMessage(
-                content=f"The call to {call.name} {reason}; it did not run. Do not retry it unchanged.",
+                content=f"The call to {call.name} did not run: {reason}. Do not retry it unchanged.",
                 tool_call_id=call.tool_call_id,
                 name=call.name,
                 status="error",

@@ -22,7 +22,14 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 import pluggy
 
 from langacp import hookspecs
-from langacp.types import PermissionDecision, PromptCancelled, SessionContext, ToolCallInfo, TurnOutcome
+from langacp.types import (
+    PermissionDecision,
+    PermissionVerdict,
+    PromptCancelled,
+    SessionContext,
+    ToolCallInfo,
+    TurnOutcome,
+)
 
 if TYPE_CHECKING:
     from acp import RequestError
@@ -284,19 +291,43 @@ class Plugins:
 
     # permissions
     def permission(self, call: ToolCallInfo, kind: ToolKind, session: SessionContext) -> PermissionDecision:
-        result = self._first("langacp_permission", call=call, kind=kind, session=session)
-        return cast(PermissionDecision, result if result in ("allow", "ask", "deny") else "ask")
+        return self.permission_verdict(call, kind, session).decision
+
+    def permission_verdict(self, call: ToolCallInfo, kind: ToolKind, session: SessionContext) -> PermissionVerdict:
+        """The policy's decision and, for a denial, its reason; anything unexpected counts as ``"ask"``.
+
+        Unlike other mappers, a policy that raises does not fall back to the core default
+        (allow): the user is asked instead.
+        """
+        try:
+            result = self.pm.hook.langacp_permission(call=call, kind=kind, session=session)
+        except PromptCancelled:
+            raise
+        except Exception:
+            log.exception("langacp: a plugin's langacp_permission failed for %s; asking the user", call.name)
+            return PermissionVerdict("ask")
+        if isinstance(result, PermissionVerdict) and result.decision in ("allow", "ask", "deny"):
+            return result
+        return PermissionVerdict(cast(PermissionDecision, result if result in ("allow", "ask", "deny") else "ask"))
 
     async def ask_permission(self, call: ToolCallInfo, kind: ToolKind, session: SessionContext) -> PermissionDecision:
+        return (await self.ask_permission_verdict(call, kind, session)).decision
+
+    async def ask_permission_verdict(
+        self, call: ToolCallInfo, kind: ToolKind, session: SessionContext
+    ) -> PermissionVerdict:
+        """The user's answer: ``"allow"``, or ``"deny"`` with a reason (also when asking failed)."""
         result = self._first("langacp_ask_permission", call=call, kind=kind, session=session)
         try:
-            decision = await self._resolve(result) if result is not None else "deny"
+            answer = await self._resolve(result) if result is not None else "deny"
         except PromptCancelled:
             raise
         except Exception:  # a failing permission prompt must not let the tool run
             log.exception("langacp: asking permission for %s failed; treating it as denied", call.name)
-            decision = "deny"
-        return "allow" if decision == "allow" else "deny"
+            return PermissionVerdict("deny", "the permission request failed")
+        if isinstance(answer, PermissionVerdict):
+            return answer if answer.decision == "allow" else PermissionVerdict("deny", answer.reason)
+        return PermissionVerdict("allow") if answer == "allow" else PermissionVerdict("deny")
 
     def resume_interrupt(self, session: SessionContext, interrupts: Sequence[Any]) -> Awaitable[Any] | None:
         """The awaitable resume value a plugin offers, or ``None`` if no plugin answers."""

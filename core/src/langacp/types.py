@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "PermissionDecision",
+    "PermissionVerdict",
     "PromptCancelled",
     "SessionContext",
     "ToolCallInfo",
@@ -25,6 +26,19 @@ __all__ = [
 
 PermissionDecision = Literal["allow", "ask", "deny"]
 """What a permission policy says about one tool call."""
+
+
+@dataclass(frozen=True)
+class PermissionVerdict:
+    """A permission decision with the reason a tool call may not run.
+
+    The permission hooks may return one instead of a plain decision: when the call is not
+    allowed, ``reason`` is what the model is told (and the editor shows in the failed tool
+    call), e.g. ``"the user declined it"``.
+    """
+
+    decision: PermissionDecision
+    reason: str | None = None
 
 
 class PromptCancelled(Exception):

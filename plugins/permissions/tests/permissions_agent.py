@@ -1,0 +1,98 @@
+"""Agents for the permission tests: the scripted test agent plus tools that leave a trace.
+
+``write_file`` appends to a file and ``run_command`` appends its command to a log file (it
+runs nothing), so a test proves a tool never ran by the file it would have left. Extra
+prompt commands:
+
+* ``calls [{"name": …, "args": {…}}, …]``: parallel tool calls in one model response;
+* ``retry N NAME {json}``: call the tool, and again after each result, N times in all.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from langchain.agents import create_agent
+from langchain.agents.middleware import HumanInTheLoopMiddleware
+from langchain_core.messages import BaseMessage, HumanMessage, ToolMessage
+from langchain_core.tools import tool
+
+from langacp import SessionSetup
+from langacp.testing.agent import TOOLS, respond
+from langacp.testing.model import Reply, ScriptedChatModel, ScriptedToolCall
+
+
+@tool
+def write_file(path: str, text: str) -> str:
+    """Append text to the file at an absolute path."""
+    with Path(path).open("a", encoding="utf-8") as f:
+        f.write(text + "\n")
+    return f"wrote {path}"
+
+
+@tool
+def run_command(command: str, log: str) -> str:
+    """Pretend to run a shell command: append it to the log file."""
+    with Path(log).open("a", encoding="utf-8") as f:
+        f.write(command + "\n")
+    return f"ran {command}"
+
+
+ALL_TOOLS = [*TOOLS, write_file, run_command]
+GATED = {"write_file": True, "run_command": True}
+
+
+def _turn(messages: list[BaseMessage]) -> tuple[str, list[ToolMessage]]:
+    results: list[ToolMessage] = []
+    for message in reversed(messages):
+        if isinstance(message, ToolMessage):
+            results.append(message)
+        if isinstance(message, HumanMessage):
+            return message.text.strip(), list(reversed(results))
+    return "", list(reversed(results))
+
+
+def responder(messages: list[BaseMessage]) -> Reply:
+    command, results = _turn(messages)
+    verb, _, rest = command.partition(" ")
+    if verb == "calls":
+        if results:
+            return Reply(text="done: " + " | ".join(r.text for r in results))
+        return Reply(tool_calls=[ScriptedToolCall(c["name"], c["args"]) for c in json.loads(rest)])
+    if verb == "retry":
+        times, _, call = rest.partition(" ")
+        name, _, args = call.partition(" ")
+        if len(results) < int(times):
+            return Reply(tool_calls=[ScriptedToolCall(name, json.loads(args or "{}"))])
+        return Reply(text="gave up: " + " | ".join(r.text for r in results))
+    return respond(messages)
+
+
+def make_model() -> ScriptedChatModel:
+    return ScriptedChatModel(responder=responder)
+
+
+def agent(setup: SessionSetup) -> Any:
+    return setup.create_agent(make_model(), tools=ALL_TOOLS)
+
+
+def hitl_agent(setup: SessionSetup) -> Any:
+    """Human in the loop, batched: one interrupt per model response."""
+    return setup.create_agent(make_model(), tools=ALL_TOOLS, middleware=[HumanInTheLoopMiddleware(GATED)])
+
+
+def per_call_agent(setup: SessionSetup) -> Any:
+    """Human in the loop, one interrupt per gated tool call."""
+    hitl = HumanInTheLoopMiddleware(GATED, interrupt_mode="per_call")
+    return setup.create_agent(make_model(), tools=ALL_TOOLS, middleware=[hitl])
+
+
+hitl_graph = create_agent(make_model(), tools=ALL_TOOLS, middleware=[HumanInTheLoopMiddleware(GATED)])
+"""Precompiled: nothing can be inserted, only its own interrupts reach the editor."""
+
+per_call_graph = create_agent(
+    make_model(), tools=ALL_TOOLS, middleware=[HumanInTheLoopMiddleware(GATED, interrupt_mode="per_call")]
+)
+"""Precompiled, one interrupt per gated tool call."""

@@ -1,0 +1,215 @@
+"""The policy, its configuration files and the scope of "always", in-process."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from langacp import SessionContext, ToolCallInfo
+from langacp.stores import SessionRecord
+from langacp_permissions import Policy, Rule, configured_policy, load_policy, policy_for, scope_of, set_policy
+from langacp_permissions.decisions import decide
+from langacp_permissions.remembered import recall, remember
+
+
+@pytest.fixture
+def config_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    (tmp_path / "config" / "langacp").mkdir(parents=True)
+    (tmp_path / "project").mkdir()
+    return tmp_path
+
+
+def _user(home: Path, text: str) -> None:
+    (home / "config" / "langacp" / "config.toml").write_text(text)
+
+
+def _project(home: Path, text: str) -> None:
+    (home / "project" / ".langacp.toml").write_text(text)
+
+
+@pytest.mark.parametrize(
+    ("kind", "expected"),
+    [("read", "allow"), ("search", "allow"), ("think", "allow"), ("fetch", "allow")]
+    + [(k, "ask") for k in ("edit", "delete", "move", "execute", "other", "switch_mode")],
+)
+def test_defaults(kind: str, expected: str) -> None:
+    assert Policy().decide("any_tool", kind).decision == expected
+
+
+def test_deny_wins_then_tool_rules_beat_kind_rules_then_the_last_rule_wins() -> None:
+    policy = Policy().with_rules(
+        Rule("allow", kind="execute"),
+        Rule("ask", tool="run_*"),
+        Rule("allow", tool="run_tests"),
+        Rule("deny", kind="delete"),
+        Rule("allow", tool="rm"),
+    )
+    assert policy.decide("bash", "execute").decision == "allow"  # kind rule overrides the default
+    assert policy.decide("run_shell", "execute").decision == "ask"  # a tool rule beats the kind rule
+    assert policy.decide("run_tests", "execute").decision == "allow"  # the later tool rule wins
+    assert policy.decide("rm", "delete").decision == "deny"  # deny wins over the allow for `rm`
+    assert policy.decide("read_file", "read").decision == "allow"
+
+
+def test_restrictions_only_tighten() -> None:
+    policy = Policy().with_restrictions(Rule("allow", kind="*"), Rule("ask", tool="cat"), Rule("deny", tool="curl"))
+    assert policy.decide("grep", "search").decision == "allow"
+    assert policy.decide("cat", "read").decision == "ask"
+    assert policy.decide("curl", "fetch").decision == "deny"
+    assert policy.decide("edit_file", "edit").decision == "ask"  # the restriction's allow loosens nothing
+
+
+def test_rules_are_validated() -> None:
+    with pytest.raises(ValueError, match="allow, ask, deny"):
+        Rule("yes", tool="x")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="must name"):
+        Rule("allow")
+
+
+def test_user_file_loosens_and_unknown_tables_are_left_to_other_plugins(config_home: Path) -> None:
+    _user(
+        config_home,
+        '[tools.kinds]\nmy_tool = "read"\n\n[permissions.kinds]\nexecute = "allow"\n\n'
+        '[permissions.tools]\n"git_*" = "allow"\n"rm" = "deny"\n',
+    )
+    policy = load_policy(str(config_home / "project"))
+    assert policy.decide("bash", "execute").decision == "allow"
+    assert policy.decide("git_commit", "other").decision == "allow"
+    assert policy.decide("rm", "execute").decision == "deny"
+
+
+def test_a_project_file_can_only_tighten(config_home: Path, caplog: pytest.LogCaptureFixture) -> None:
+    _project(config_home, '[permissions.kinds]\n"*" = "allow"\nread = "ask"\n[permissions.tools]\n"curl" = "deny"\n')
+    policy = load_policy(str(config_home / "project"))
+    assert policy.decide("bash", "execute").decision == "ask"  # its allow-everything is ignored
+    assert policy.decide("read_file", "read").decision == "ask"  # its ask tightens
+    assert policy.decide("curl", "fetch").decision == "deny"
+    assert "may only tighten" in caplog.text and 'kinds."*" = "allow"' in caplog.text
+
+
+@pytest.mark.parametrize(("trusted", "loosened"), [("{home}", True), ("{home}/project", True), ("{home}/proj", False)])
+def test_a_project_under_trusted_projects_may_loosen(config_home: Path, trusted: str, loosened: bool) -> None:
+    _user(config_home, f'[permissions]\ntrusted_projects = ["{trusted.format(home=config_home)}"]\n')
+    _project(config_home, '[permissions]\ntrusted_projects = ["/"]\n[permissions.kinds]\nexecute = "allow"\n')
+    decision = load_policy(str(config_home / "project")).decide("bash", "execute").decision
+    assert decision == ("allow" if loosened else "ask")
+
+
+def test_a_project_cannot_trust_itself(config_home: Path) -> None:
+    _project(config_home, '[permissions]\ntrusted_projects = ["/"]\n[permissions.kinds]\nexecute = "allow"\n')
+    assert load_policy(str(config_home / "project")).decide("bash", "execute").decision == "ask"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[permissions\n", "cannot read it"),
+        ('[permissions.kinds]\nread = "alow"\n', 'expected "allow", "ask" or "deny"'),
+        ('[permissions]\nkind = {read = "allow"}\n', "unknown key(s) in [permissions]: kind"),
+        ('permissions = "allow"\n', "[permissions] must be a table"),
+        ("[permissions]\ntrusted_projects = 3\n", "trusted_projects must be a list"),
+        ('[permissions]\ntools = ["x"]\n', "[permissions.tools] must be a table"),
+    ],
+)
+def test_an_invalid_file_is_reported_and_everything_asks(
+    config_home: Path, caplog: pytest.LogCaptureFixture, text: str, message: str
+) -> None:
+    _user(config_home, '[permissions.kinds]\nexecute = "allow"\n')
+    _project(config_home, text)
+    policy = load_policy(str(config_home / "project"))
+    assert str(config_home / "project" / ".langacp.toml") in caplog.text and message in caplog.text
+    assert policy.decide("read_file", "read").decision == "ask"
+    assert policy.decide("bash", "execute").decision == "ask"
+
+
+@pytest.mark.parametrize(
+    ("args", "kind", "scope"),
+    [
+        ({"path": "/x"}, "edit", {"tool": "t"}),
+        ({"command": "git status --short"}, "execute", {"tool": "t", "prefix": ["git", "status"]}),
+        ({"cmd": ["git", "status"]}, "other", {"tool": "t", "prefix": ["git", "status"]}),
+        ({"command": "git", "args": ["log", "-1"]}, "execute", {"tool": "t", "prefix": ["git", "log"]}),
+        ({"command": "rm -i x"}, "execute", {"tool": "t", "prefix": ["rm", "-i"]}),
+        ({"command": "ls"}, "execute", {"tool": "t", "prefix": ["ls"]}),
+        ({"command": "git status && rm -rf /"}, "execute", {"tool": "t", "exact": '"git status && rm -rf /"'}),
+        ({"command": "echo $(whoami)"}, "execute", {"tool": "t", "exact": '"echo $(whoami)"'}),
+        ({"command": "cat x > y"}, "execute", {"tool": "t", "exact": '"cat x > y"'}),
+        ({"command": "bash -c 'ls'"}, "execute", {"tool": "t", "exact": "\"bash -c 'ls'\""}),
+        ({"command": "/usr/bin/python3 -c 1"}, "execute", {"tool": "t", "exact": '"/usr/bin/python3 -c 1"'}),
+        ({"command": "sudo rm x"}, "execute", {"tool": "t", "exact": '"sudo rm x"'}),
+        ({"command": "echo 'unbalanced"}, "execute", {"tool": "t", "exact": '"echo \'unbalanced"'}),
+        ({"code": "print(1)"}, "execute", {"tool": "t", "exact": '{"code": "print(1)"}'}),
+    ],
+)
+def test_the_scope_of_always(args: dict[str, object], kind: str, scope: dict[str, object]) -> None:
+    assert scope_of(ToolCallInfo("id", "t", args), kind).as_json() == scope
+
+
+def test_a_prefix_never_covers_a_longer_or_chained_command() -> None:
+    remembered = scope_of(ToolCallInfo("1", "sh", {"command": "rm -i x"}), "execute")
+    for other in ("rm -rf /", "rm", "rm -i x; rm -rf /", "rm -i $(echo /)"):
+        assert scope_of(ToolCallInfo("2", "sh", {"command": other}), "execute") != remembered
+    assert scope_of(ToolCallInfo("2", "sh", {"command": "rm -i y z"}), "execute") == remembered
+    assert scope_of(ToolCallInfo("2", "other_shell", {"command": "rm -i x"}), "execute") != remembered
+
+
+def _session(tmp_path: Path, record: SessionRecord | None = None) -> SessionContext:
+    session = SessionContext(session_id="s", cwd=str(tmp_path))
+    session.state["record"] = record or SessionRecord(session_id="s", cwd=str(tmp_path))
+    return session
+
+
+def test_remembered_answers_live_in_the_record_as_json(config_home: Path) -> None:
+    session = _session(config_home)
+    scope = scope_of(ToolCallInfo("1", "sh", {"command": "make test"}), "execute")
+    remember(session, scope, "allow")
+    remember(session, scope_of(ToolCallInfo("2", "write", {}), "edit"), "deny")
+    remember(session, scope, "deny")  # a later answer replaces the earlier one
+    record: SessionRecord = session.state["record"]
+    stored = json.loads(json.dumps(record.as_dict()))
+    restored = _session(config_home, SessionRecord(**stored))  # as a persistent store would give it back
+    assert recall(restored, scope) == "deny"
+    assert len(stored["data"]["permissions"]["remembered"]) == 2
+
+
+def test_stored_garbage_is_ignored_never_trusted(config_home: Path) -> None:
+    record = SessionRecord(session_id="s", cwd=str(config_home))
+    record.data["permissions"] = {
+        "remembered": [
+            "allow everything",
+            {"tool": "sh", "decision": "allow", "prefix": "rm"},
+            {"tool": "sh", "decision": "sure"},
+            {"tool": 3, "decision": "allow"},
+            {"tool": "write", "decision": "allow"},
+        ]
+    }
+    session = _session(config_home, record)
+    assert decide(ToolCallInfo("1", "sh", {"command": "rm x"}), "execute", session).decision == "ask"
+    assert decide(ToolCallInfo("1", "write", {}), "edit", session).decision == "allow"
+    record.data["permissions"] = "garbage"
+    assert decide(ToolCallInfo("1", "write", {}), "edit", session).decision == "ask"
+
+
+def test_a_policy_set_from_code_replaces_the_configured_one(config_home: Path) -> None:
+    _project(config_home, '[permissions.tools]\n"curl" = "deny"\n')
+    session = _session(config_home / "project")
+    assert policy_for(session).decide("bash", "execute").decision == "ask"
+    set_policy(session, configured_policy(session).with_rules(Rule("allow", kind="*"), Rule("deny", kind="edit")))
+    assert decide(ToolCallInfo("1", "bash", {"command": "ls"}), "execute", session).decision == "allow"
+    assert decide(ToolCallInfo("1", "curl", {}), "fetch", session).decision == "deny"  # the project's deny stays
+    assert decide(ToolCallInfo("1", "write", {}), "edit", session).decision == "deny"
+    set_policy(session, None)
+    assert decide(ToolCallInfo("1", "bash", {"command": "ls"}), "execute", session).decision == "ask"
+
+
+def test_a_remembered_allow_never_overrides_a_policy_deny(config_home: Path) -> None:
+    session = _session(config_home)
+    call = ToolCallInfo("1", "write", {})
+    remember(session, scope_of(call, "edit"), "allow")
+    assert decide(call, "edit", session).decision == "allow"
+    set_policy(session, Policy().with_rules(Rule("deny", tool="write")))
+    verdict = decide(call, "edit", session)
+    assert verdict.decision == "deny" and "policy denies" in (verdict.reason or "")
