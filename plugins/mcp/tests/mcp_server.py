@@ -1,6 +1,6 @@
 """A FastMCP server for langacp-mcp's tests and benchmark; runs as its own process.
 
-    python mcp_server.py stdio [--pid-file PATH] [--slow-start SECONDS]
+    python mcp_server.py stdio [--pid-file PATH] [--slow-start SECONDS] [--linger SECONDS]
     python mcp_server.py http|sse --port PORT [--pid-file PATH]
 """
 
@@ -86,6 +86,7 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--pid-file")
     parser.add_argument("--slow-start", type=float, default=0.0)
+    parser.add_argument("--linger", type=float, default=0.0, help="keep running this long after stdin closes")
     args = parser.parse_args()
     if args.pid_file:
         Path(args.pid_file).write_text(str(os.getpid()))
@@ -93,6 +94,7 @@ def main() -> None:
         time.sleep(args.slow_start)
     if args.transport == "stdio":
         server.run("stdio")
+        time.sleep(args.linger)  # a server that ignores EOF: only a signal stops it
         return
     server.settings.port = args.port
     server.settings.log_level = "WARNING"
