@@ -335,8 +335,7 @@ class LangacpAgent:
         session = Session(context=context, record=record, graph=graph, sink=sink, guarded=guarded)
         self.sessions[session_id] = session
         await store.put(record)
-        updates = [*held]
-        held = None
+        updates, held = held or [], None
         commands = self.plugins.available_commands(context)
         if commands:
             from acp.helpers import update_available_commands

@@ -26,9 +26,7 @@ def serve_mcp(config_home: Path) -> Callable[..., AbstractAsyncContextManager[Se
 
     @asynccontextmanager
     async def _serve(env: dict[str, str] | None = None, **kwargs: Any) -> AsyncIterator[ServedAgent]:
-        async with serve(
-            plugins=["mcp"], env={"XDG_CONFIG_HOME": str(config_home), **(env or {})}, **kwargs
-        ) as agent:
+        async with serve(plugins=["mcp"], env={"XDG_CONFIG_HOME": str(config_home), **(env or {})}, **kwargs) as agent:
             yield agent
 
     return _serve

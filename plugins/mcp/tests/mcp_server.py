@@ -1,7 +1,7 @@
 """A FastMCP server for langacp-mcp's tests and benchmark; runs as its own process.
 
-    python mcp_server.py stdio [--pid-file PATH] [--slow-start SECONDS] [--linger SECONDS]
-    python mcp_server.py http|sse --port PORT [--pid-file PATH]
+python mcp_server.py stdio [--pid-file PATH] [--slow-start SECONDS] [--linger SECONDS]
+python mcp_server.py http|sse --port PORT [--pid-file PATH]
 """
 
 from __future__ import annotations

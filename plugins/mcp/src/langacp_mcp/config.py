@@ -230,7 +230,9 @@ def _spec_from_table(name: str, table: Any, source: str, cwd: str) -> ServerSpec
         url = table["url"]
         if not isinstance(url, str) or not url:
             raise ValueError("url must be a non-empty string")
-        return ServerSpec(name, transport, url=url, headers=_strings(table.get("headers", {}), "headers"), source=source)
+        return ServerSpec(
+            name, transport, url=url, headers=_strings(table.get("headers", {}), "headers"), source=source
+        )
     raise ValueError("needs either `command` (stdio) or `url` (http / sse)")
 
 
