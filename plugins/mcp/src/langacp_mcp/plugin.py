@@ -36,17 +36,22 @@ def langacp_agent_capabilities(capabilities: AgentCapabilities) -> None:
 async def langacp_session_tools(session: SessionContext) -> list[Any]:
     """Connect the session's MCP servers (the client's and the configured ones); return their tools."""
     from langacp_mcp.config import load_configured
-    from langacp_mcp.connections import SessionServers
 
     configured = load_configured(session.cwd, session.mcp_servers)
-    servers = session.state.get(STATE_KEY)
-    if servers is None:
-        servers = session.state[STATE_KEY] = SessionServers()
-    failures = await servers.connect(configured.servers, session.cwd, configured.timeout)
+    failures: list[str] = []
+    tools: list[Any] = []
+    if configured.servers:  # the MCP SDK is imported only by sessions that have servers
+        from langacp_mcp.connections import SessionServers
+
+        servers = session.state.get(STATE_KEY)
+        if servers is None:
+            servers = session.state[STATE_KEY] = SessionServers()
+        failures = await servers.connect(configured.servers, session.cwd, configured.timeout)
+        tools = list(servers.tools)
     for problem in [*configured.problems, *failures]:
         log.warning("langacp-mcp: session %s: %s", session.session_id, problem)
         await _tell(session, problem)
-    return list(servers.tools)
+    return tools
 
 
 async def _tell(session: SessionContext, text: str) -> None:
