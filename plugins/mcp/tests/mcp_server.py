@@ -75,6 +75,21 @@ def document() -> EmbeddedResource:
 
 
 @server.tool()
+async def sleep(seconds: float) -> str:
+    """Sleep, then say so."""
+    import anyio
+
+    await anyio.sleep(seconds)
+    return f"slept {seconds}s"
+
+
+@server.tool()
+def crash() -> str:
+    """The server process dies."""
+    os._exit(1)
+
+
+@server.tool()
 def fail(message: str = "it broke") -> str:
     """Always fails (an MCP tool error, isError=true)."""
     raise ValueError(message)

@@ -105,3 +105,59 @@ async def test_resume_reconnects_the_servers_it_is_given(serve_mcp, tmp_path: Pa
         await agent.prompt(sid, "tool s__pid {}")
         new = await read_pid(second_pid)
         assert new != old and texts(last_tool_call(agent.client, sid)[2]) == [str(new)]
+
+
+async def test_load_reconnects_the_servers_it_is_given(serve_mcp, tmp_path: Path) -> None:
+    async with serve_mcp() as agent:
+        await agent.initialize()
+        sid = (await agent.conn.new_session(cwd=str(agent.cwd), mcp_servers=[stdio_server("s")])).session_id
+        await agent.conn.close_session(session_id=sid)
+        pid_file = tmp_path / "pid"
+        server = stdio_server("s", "--pid-file", str(pid_file))
+        await agent.conn.load_session(session_id=sid, cwd=str(agent.cwd), mcp_servers=[server])
+        await agent.prompt(sid, "tool s__pid {}")
+        assert texts(last_tool_call(agent.client, sid)[2]) == [str(await read_pid(pid_file))]
+
+
+async def test_a_session_that_fails_to_open_stops_its_servers(serve_mcp, tmp_path: Path) -> None:
+    import acp
+
+    failing = f"{Path(__file__).resolve().with_name('mcp_slow_target.py')}:failing"
+    pid_file = tmp_path / "pid"
+    async with serve_mcp(target=failing) as agent:
+        await agent.initialize()
+        server = stdio_server("s", "--pid-file", str(pid_file))
+        try:
+            await agent.conn.new_session(cwd=str(agent.cwd), mcp_servers=[server])
+        except acp.RequestError as exc:
+            assert "cannot be built" in str(exc.data)
+        else:
+            raise AssertionError("session/new should have failed")
+        assert await gone(await read_pid(pid_file))
+
+
+async def test_cancel_during_an_mcp_call_keeps_the_server_usable(serve_mcp) -> None:
+    async with serve_mcp() as agent:
+        await agent.initialize()
+        sid = (await agent.conn.new_session(cwd=str(agent.cwd), mcp_servers=[stdio_server("s")])).session_id
+        turn = asyncio.ensure_future(agent.prompt(sid, 'tool s__sleep {"seconds": 60}'))
+        await agent.client.wait_for(
+            lambda updates: any(getattr(u, "status", None) == "in_progress" for _, u in updates)
+        )
+        await agent.conn.cancel(session_id=sid)
+        assert await asyncio.wait_for(turn, 15) == "cancelled"
+        await agent.prompt(sid, 'tool s__add {"a": 3, "b": 4}')
+        assert texts(last_tool_call(agent.client, sid)[2]) == ["7"]
+
+
+async def test_a_server_that_dies_fails_its_calls_not_the_session(serve_mcp) -> None:
+    async with serve_mcp() as agent:
+        await agent.initialize()
+        servers = [stdio_server("doomed"), stdio_server("other")]
+        sid = (await agent.conn.new_session(cwd=str(agent.cwd), mcp_servers=servers)).session_id
+        assert await agent.prompt(sid, "tool doomed__crash {}") == "end_turn"
+        assert last_tool_call(agent.client, sid)[1].status == "failed"
+        assert await agent.prompt(sid, 'tool doomed__add {"a": 1, "b": 1}') == "end_turn"
+        assert last_tool_call(agent.client, sid)[1].status == "failed"
+        await agent.prompt(sid, 'tool other__add {"a": 1, "b": 1}')
+        assert texts(last_tool_call(agent.client, sid)[2]) == ["2"]
