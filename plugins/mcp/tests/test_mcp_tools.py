@@ -115,3 +115,26 @@ async def test_two_servers_in_one_session_keep_their_tools_apart(serve_mcp) -> N
         title, _, blocks = last_tool_call(agent.client, sid)
         assert title == "pid (two.dot)"
         assert texts(blocks) != first
+
+
+async def test_a_precompiled_graph_says_its_servers_were_not_started(serve_mcp, tmp_path: Path) -> None:
+    pid_file = tmp_path / "pid"
+    async with serve_mcp(target="langacp.testing.agent:graph") as agent:
+        await agent.initialize()
+        server = stdio_server("s", "--pid-file", str(pid_file))
+        sid = (await agent.conn.new_session(cwd=str(agent.cwd), mcp_servers=[server])).session_id
+        assert await agent.prompt(sid, "echo hi") == "end_turn"
+        assert "MCP servers of this session were not started" in agent.client.text(sid)
+        assert not pid_file.exists()
+        await agent.prompt(sid, "echo again")
+        assert agent.client.text(sid).count("not started") == 1
+
+
+async def test_a_server_listed_twice_is_started_once(serve_mcp) -> None:
+    async with serve_mcp() as agent:
+        await agent.initialize()
+        servers = [stdio_server("s"), stdio_server("s")]
+        sid = (await agent.conn.new_session(cwd=str(agent.cwd), mcp_servers=servers)).session_id
+        await agent.client.wait_for(lambda updates: "listed twice" in agent.client.text(sid))
+        await agent.prompt(sid, 'tool s__add {"a": 1, "b": 1}')
+        assert texts(last_tool_call(agent.client, sid)[2]) == ["2"]

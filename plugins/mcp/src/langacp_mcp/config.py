@@ -130,9 +130,14 @@ def load_configured(cwd: str, client_servers: Sequence[Any]) -> Configured:
     result.timeout = _timeout(user, result.problems)
     for server in client_servers:
         try:
-            result.servers.append(spec_from_acp(server))
+            spec = spec_from_acp(server)
         except ValueError as exc:
             result.problems.append(str(exc))
+            continue
+        if any(s.name == spec.name for s in result.servers):
+            result.problems.append(f"MCP server {spec.name!r} is listed twice; the first one is used")
+        else:
+            result.servers.append(spec)
     project_path = Path(cwd) / PROJECT_FILE
     project = _read_mcp_table(project_path, result.problems) if project_path.is_file() else {}
     project_servers = _servers_table(project, project_path, result.problems)

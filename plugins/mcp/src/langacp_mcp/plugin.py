@@ -32,10 +32,38 @@ def langacp_agent_capabilities(capabilities: AgentCapabilities) -> None:
     capabilities.mcp_capabilities = current.model_copy(update={"http": True, "sse": True})
 
 
+UNUSED_KEY = "mcp.unused"
+"""Set while a session's servers wait for ``langacp_session_tools``, which a precompiled graph never calls."""
+
+
+@hookimpl
+def langacp_session_created(session: SessionContext) -> None:
+    if session.mcp_servers:
+        session.state[UNUSED_KEY] = True
+
+
+@hookimpl
+def langacp_session_loaded(session: SessionContext) -> None:
+    langacp_session_created(session)
+
+
+@hookimpl
+async def langacp_prompt_started(session: SessionContext, prompt: Any) -> None:
+    if session.state.pop(UNUSED_KEY, False):
+        text = (
+            "The MCP servers of this session were not started: this agent is a precompiled graph, and "
+            "tools cannot be added to it. Serve a per-session factory to use them."
+        )
+        log.warning("langacp-mcp: session %s: %s", session.session_id, text)
+        await _tell(session, text)
+
+
 @hookimpl
 async def langacp_session_tools(session: SessionContext) -> list[Any]:
     """Connect the session's MCP servers (the client's and the configured ones); return their tools."""
     from langacp_mcp.config import load_configured
+
+    session.state.pop(UNUSED_KEY, None)
 
     configured = load_configured(session.cwd, session.mcp_servers)
     failures: list[str] = []
