@@ -16,6 +16,8 @@ log = logging.getLogger("langacp.mcp")
 
 STATE_KEY = "mcp"
 """``SessionContext.state`` key of the session's :class:`~langacp_mcp.connections.SessionServers`."""
+UNUSED_KEY = "mcp.unused"
+"""Set while a session's servers wait for ``langacp_session_tools``, which a precompiled graph never calls."""
 
 
 def servers_of(session: SessionContext) -> SessionServers | None:
@@ -30,10 +32,6 @@ def langacp_agent_capabilities(capabilities: AgentCapabilities) -> None:
 
     current = capabilities.mcp_capabilities or McpCapabilities()
     capabilities.mcp_capabilities = current.model_copy(update={"http": True, "sse": True})
-
-
-UNUSED_KEY = "mcp.unused"
-"""Set while a session's servers wait for ``langacp_session_tools``, which a precompiled graph never calls."""
 
 
 @hookimpl
