@@ -20,7 +20,7 @@ PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
 )
 
-server = FastMCP("langacp-test", log_level="WARNING")
+server = FastMCP("langacp-test", instructions="Call add for arithmetic.", log_level="WARNING")
 
 
 @server.tool()

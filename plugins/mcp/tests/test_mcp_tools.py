@@ -138,3 +138,15 @@ async def test_a_server_listed_twice_is_started_once(serve_mcp) -> None:
         await agent.client.wait_for(lambda updates: "listed twice" in agent.client.text(sid))
         await agent.prompt(sid, 'tool s__add {"a": 1, "b": 1}')
         assert texts(last_tool_call(agent.client, sid)[2]) == ["2"]
+
+
+async def test_server_instructions_reach_the_system_prompt(serve_mcp) -> None:
+    async with serve_mcp() as agent:
+        await agent.initialize()
+        servers = [stdio_server("calc"), stdio_server("bad").model_copy(update={"command": "/nonexistent"})]
+        sid = (await agent.conn.new_session(cwd=str(agent.cwd), mcp_servers=servers)).session_id
+        await agent.prompt(sid, "sysprompt")
+        prompt = agent.client.text(sid)
+        assert "You are a scripted test agent." in prompt
+        assert "Instructions of the MCP server 'calc' (tools calc__*):\nCall add for arithmetic." in prompt
+        assert "MCP server 'bad' (tools" not in prompt

@@ -30,7 +30,7 @@ from mcp.types import CallToolResult
 from langacp_mcp.config import ServerSpec, base_environment
 from langacp_mcp.content import for_the_model
 
-__all__ = ["CLOSE_TIMEOUT", "ServerConnection", "SessionServers", "describe_error", "qualified_name"]
+__all__ = ["CLOSE_TIMEOUT", "ServerConnection", "SessionServers", "describe_error", "qualified_name", "tool_prefix"]
 
 log = logging.getLogger("langacp.mcp")
 
@@ -52,6 +52,11 @@ def qualified_name(server: str, tool: str, taken: set[str] | frozenset[str] = fr
     return name
 
 
+def tool_prefix(server: str) -> str:
+    """What the qualified names of a server's tools start with."""
+    return _NOT_ALLOWED.sub("_", server) + "__"
+
+
 def describe_error(exc: BaseException) -> str:
     """A one-line reason, looking inside the exception groups anyio wraps errors in."""
     while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
@@ -67,6 +72,8 @@ class ServerConnection:
         self.spec = spec
         self.cwd = cwd
         self.tools: list[BaseTool] = []
+        self.instructions: str | None = None
+        """What the server asks the model to know about its tools (MCP ``initialize`` result)."""
         self._results = results
         self._ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._stop = asyncio.Event()
@@ -77,13 +84,19 @@ class ServerConnection:
         """Done once the server is connected and its tools listed (or it failed)."""
         return self._ready
 
+    @property
+    def connected(self) -> bool:
+        """The server started and listed its tools."""
+        return self._ready.done() and not self._ready.cancelled() and self._ready.exception() is None
+
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._run(), name=f"langacp.mcp.{self.spec.name}")
 
     async def _run(self) -> None:
         try:
             async with self._connect() as session:
-                await session.initialize()
+                initialized = await session.initialize()
+                self.instructions = (initialized.instructions or "").strip() or None
                 self.tools = await load_mcp_tools(
                     session, tool_interceptors=[self._keep_result], server_name=self.spec.name
                 )

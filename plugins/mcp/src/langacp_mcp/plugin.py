@@ -96,6 +96,22 @@ async def langacp_session_closed(session: SessionContext) -> None:
 
 
 @hookimpl
+def langacp_system_prompt(session: SessionContext) -> str | None:
+    """The connected servers' instructions, so the model knows how their tools are meant to be used."""
+    servers = servers_of(session)
+    if servers is None:
+        return None
+    from langacp_mcp.connections import tool_prefix
+
+    parts = [
+        f"Instructions of the MCP server '{c.spec.name}' (tools {tool_prefix(c.spec.name)}*):\n{c.instructions}"
+        for c in servers.connections
+        if c.connected and c.instructions
+    ]
+    return "\n\n".join(parts) or None
+
+
+@hookimpl
 def langacp_tool_title(call: ToolCallInfo, session: SessionContext) -> str | None:
     servers = servers_of(session)
     known = servers.names.get(call.name) if servers is not None else None
