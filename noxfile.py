@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
 
 import nox
@@ -15,8 +16,14 @@ nox.options.sessions = ["tests", "lint", "typecheck"]
 nox.options.reuse_existing_virtualenvs = True
 
 
+def _plugin(name: str) -> str:
+    """``-e./plugins/<name>``, with its ``test`` extra (e.g. test servers) when it declares one."""
+    project = tomllib.loads((ROOT / "plugins" / name / "pyproject.toml").read_text()).get("project", {})
+    return f"-e./plugins/{name}[test]" if "test" in project.get("optional-dependencies", {}) else f"-e./plugins/{name}"
+
+
 def _install_all(session: nox.Session) -> None:
-    session.install("-e", "./core", *(f"-e./plugins/{name}" for name in PLUGINS), *TEST_DEPS)
+    session.install("-e", "./core", *(_plugin(name) for name in PLUGINS), *TEST_DEPS)
     session.install(*(arg for path in EXAMPLE_PLUGINS for arg in ("-e", path)))
 
 
@@ -40,7 +47,7 @@ def core(session: nox.Session) -> None:
 @nox.parametrize("plugin", PLUGINS)
 def plugin(session: nox.Session, plugin: str) -> None:
     """One plugin with the core only, tested on its own."""
-    session.install("-e", "./core", f"-e./plugins/{plugin}", *TEST_DEPS)
+    session.install("-e", "./core", _plugin(plugin), *TEST_DEPS)
     session.run("pytest", f"plugins/{plugin}/tests", *session.posargs)
 
 

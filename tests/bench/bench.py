@@ -50,6 +50,14 @@ Rows (ratio = langacp / baseline; 1.0 means langacp adds nothing):
   are stopped, not waited for).
 - **(g) exit**: time from closing the agent's stdin to its exit (code 0) while a synchronous
   tool sleeps in a worker thread. Goal <= 2 s.
+- **(mcp)** (only when ``langacp-mcp`` is installed; the agent runs with ``-p mcp``): median
+  time of a turn that calls the ``echo`` tool of a FastMCP stdio server
+  (``plugins/mcp/tests/mcp_server.py``) handed over in ``session/new``, from ``session/prompt``
+  to the response, against ``ClientSession.call_tool("echo")`` on a persistent session to the
+  same server in this process. Turns calling the scripted agent's local ``add`` tool,
+  interleaved with them in the same session, show how much of the turn is the MCP call. And
+  ``session/new`` with that server against ``session/new`` without one (spawning and
+  initializing the server).
 """
 
 from __future__ import annotations
@@ -153,14 +161,16 @@ def _make_client() -> Any:
 
 
 @asynccontextmanager
-async def agent_process(client: Any, token_delay: float = 0.0) -> AsyncIterator[tuple[Any, asyncio.subprocess.Process]]:
+async def agent_process(
+    client: Any, token_delay: float = 0.0, args: tuple[str, ...] = (), env: dict[str, str] | None = None
+) -> AsyncIterator[tuple[Any, asyncio.subprocess.Process]]:
     """``langacp serve`` on the scripted agent, its stderr in a temporary file shown if anything fails."""
     from langacp.client import spawn_agent
 
-    env = {**os.environ, DELAY_ENV: repr(token_delay)}
+    env = {**os.environ, DELAY_ENV: repr(token_delay), **(env or {})}
     with tempfile.TemporaryFile() as log:
         try:
-            async with spawn_agent(AGENT_CMD, client, env=env, cwd=str(REPO), stderr=log) as pair:
+            async with spawn_agent([*AGENT_CMD, *args], client, env=env, cwd=str(REPO), stderr=log) as pair:
                 yield pair
         except Exception as exc:
             raise BenchmarkError(f"{exc!s} ({type(exc).__name__})\n--- agent stderr (tail) ---\n{_tail(log)}") from exc
@@ -320,6 +330,13 @@ class Results:
     cancel_tool_s: float = 0.0
     cancel_stream_s: float = 0.0
     eof_exit_s: float = 0.0
+    mcp_installed: bool = False
+    mcp_calls: int = 0
+    mcp_direct_s: float = 0.0
+    mcp_turn_s: float = 0.0
+    mcp_local_turn_s: float = 0.0
+    mcp_session_new_s: float = 0.0
+    mcp_plain_session_new_s: float = 0.0
     total_s: float = 0.0
 
 
@@ -551,6 +568,109 @@ async def bench_eof_exit(sizes: Sizes, results: Results) -> None:
     results.eof_exit_s = statistics.median(times)
 
 
+MCP_SERVER = REPO / "plugins" / "mcp" / "tests" / "mcp_server.py"
+
+
+async def _mcp_direct(n: int) -> list[float]:
+    """``call_tool("echo")`` on one persistent ClientSession to the stdio test server, n times."""
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    params = StdioServerParameters(command=sys.executable, args=[str(MCP_SERVER), "stdio"])
+    times = []
+    with open(os.devnull, "w") as quiet:
+        async with stdio_client(params, errlog=quiet) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            await session.call_tool("echo", {"text": "warm"})
+            for i in range(n):
+                start = time.perf_counter()
+                result = await session.call_tool("echo", {"text": f"x{i}"})
+                times.append(time.perf_counter() - start)
+                if result.isError or getattr(result.content[0], "text", None) != f"x{i}":
+                    raise BenchmarkError(f"direct MCP call: wrong result {result!r}")
+    return times
+
+
+async def _timed_turn(conn: Any, client: Any, session: str, prompt: str) -> float:
+    done = client.completed[session]
+    start = time.perf_counter()
+    stop_reason = await _prompt(conn, session, prompt)
+    elapsed = time.perf_counter() - start
+    await _until(lambda: client.completed[session] > done, f"{prompt!r} to complete")
+    if stop_reason != "end_turn":
+        raise BenchmarkError(f"{prompt!r}: stop reason {stop_reason!r}")
+    return elapsed
+
+
+async def bench_mcp(sizes: Sizes, results: Results) -> None:
+    """Row (mcp): an MCP tool call through the agent against the same call on a ClientSession."""
+    try:
+        import langacp_mcp  # noqa: F401
+    except ImportError:
+        return
+    from acp.schema import McpServerStdio
+
+    results.mcp_installed = True
+    n = results.mcp_calls = sizes.runs * 10
+    results.mcp_direct_s = statistics.median(await _mcp_direct(n))
+    server = McpServerStdio(name="bench", command=sys.executable, args=[str(MCP_SERVER), "stdio"], env=[])
+    client = _make_client()
+    with tempfile.TemporaryDirectory() as config_home:  # no user-configured servers
+        async with agent_process(client, args=("-p", "mcp"), env={"XDG_CONFIG_HOME": config_home}) as (conn, _):
+            await _initialize(conn)
+            await _prompt(conn, await _new_session(conn), "echo hi")
+            plain, with_server = [], []
+            for _ in range(sizes.runs):
+                start = time.perf_counter()
+                await _new_session(conn)
+                plain.append(time.perf_counter() - start)
+                start = time.perf_counter()
+                opened = await conn.new_session(cwd=str(REPO), mcp_servers=[server])
+                with_server.append(time.perf_counter() - start)
+                await conn.close_session(session_id=opened.session_id)
+            session = (await conn.new_session(cwd=str(REPO), mcp_servers=[server])).session_id
+            await _timed_turn(conn, client, session, 'tool bench__echo {"text": "warm"}')
+            via_mcp, local = [], []
+            for i in range(n):  # interleaved: both see the same growing thread
+                via_mcp.append(await _timed_turn(conn, client, session, f'tool bench__echo {{"text": "x{i}"}}'))
+                local.append(await _timed_turn(conn, client, session, f'tool add {{"a": {i}, "b": 1}}'))
+            if not client.full_text(session).endswith(f"done: {n}"):
+                raise BenchmarkError("the MCP benchmark turns answered wrongly")
+    results.mcp_turn_s = statistics.median(via_mcp)
+    results.mcp_local_turn_s = statistics.median(local)
+    results.mcp_session_new_s = statistics.median(with_server)
+    results.mcp_plain_session_new_s = statistics.median(plain)
+
+
+def _mcp_rows(r: Results) -> list[tuple[str, ...]]:
+    if not r.mcp_installed:
+        return [("(mcp) skipped: langacp-mcp is not installed", "", "", "", "")]
+    mcp_part = r.mcp_turn_s - r.mcp_local_turn_s
+    return [
+        (
+            f"(mcp) turn calling an MCP stdio tool (median of {r.mcp_calls})",
+            f"{r.mcp_turn_s * 1000:.1f} ms",
+            f"{r.mcp_direct_s * 1000:.2f} ms `ClientSession.call_tool`",
+            f"{(r.mcp_turn_s - r.mcp_direct_s) * 1000:+.1f} ms",
+            "",
+        ),
+        (
+            "(mcp) the same turn calling a local tool instead",
+            f"{r.mcp_local_turn_s * 1000:.1f} ms",
+            "",
+            f"MCP part {mcp_part * 1000:.2f} ms = {mcp_part / r.mcp_direct_s:.2f}× the direct call",
+            "",
+        ),
+        (
+            "(mcp) session/new with one stdio MCP server (median)",
+            f"{r.mcp_session_new_s * 1000:.0f} ms",
+            f"{r.mcp_plain_session_new_s * 1000:.0f} ms without",
+            f"{(r.mcp_session_new_s - r.mcp_plain_session_new_s) * 1000:+.0f} ms",
+            "",
+        ),
+    ]
+
+
 async def run(sizes: Sizes) -> Results:
     """Every measurement, in one run."""
     results = Results(sizes=asdict(sizes))
@@ -563,6 +683,7 @@ async def run(sizes: Sizes) -> Results:
     await bench_memory(sizes, results)
     await bench_cancel(sizes, results)
     await bench_eof_exit(sizes, results)
+    await bench_mcp(sizes, results)
     results.total_s = time.perf_counter() - start
     return results
 
@@ -672,6 +793,7 @@ def render(sizes: Sizes, r: Results) -> str:
             "",
             "≤ 2 s",
         ),
+        *_mcp_rows(r),
     ]
     lines = ["| " + " | ".join(row) + " |" for row in rows]
     lines.insert(1, "|" + "|".join(["---"] * len(rows[0])) + "|")

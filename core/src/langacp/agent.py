@@ -52,6 +52,8 @@ __all__ = ["LangacpAgent"]
 log = logging.getLogger("langacp.agent")
 
 DEFAULT_RECURSION_LIMIT = 1000
+SESSION_CLOSE_TIMEOUT = 6.0
+"""Longest wait for one session's plugins to free what it holds when the agent exits."""
 
 F = TypeVar("F", bound=Callable[..., Awaitable[Any]])
 
@@ -295,8 +297,6 @@ class LangacpAgent:
 
     async def _open(self, record: SessionRecord, mcp_servers: list[Any] | None, *, created: bool) -> Session:
         from langacp.bridge import UpdateSink
-        from langacp.middleware import ToolGuardMiddleware
-        from langacp.target import SessionSetup
 
         target, store = await self._target_and_store()
         session_id = record.session_id
@@ -315,11 +315,44 @@ class LangacpAgent:
             lambda block: self.plugins.output_block(block, context),
         )
 
+        # Updates a plugin sends while the session opens wait for the response: a client cannot
+        # place an update for a session id it has not been given yet.
+        held: list[Any] | None = []
+
         async def send_update(update: Any) -> None:
-            sink.put(update)
+            if held is not None:
+                held.append(update)
+            else:
+                sink.put(update)
 
         context.send_update = send_update
         context.state["record"] = record
+        try:
+            graph, guarded = await self._build(target, store, context, created=created)
+        except BaseException:
+            await self._release(context)
+            raise
+        session = Session(context=context, record=record, graph=graph, sink=sink, guarded=guarded)
+        self.sessions[session_id] = session
+        await store.put(record)
+        updates, held = held or [], None
+        commands = self.plugins.available_commands(context)
+        if commands:
+            from acp.helpers import update_available_commands
+
+            updates.append(update_available_commands(commands))
+        # Queued now, they are sent after this handler's response has been queued.
+        for update in updates:
+            asyncio.get_running_loop().call_soon(sink.put, update)
+        return session
+
+    async def _build(
+        self, target: Target, store: SessionStore, context: SessionContext, *, created: bool
+    ) -> tuple[Any, bool]:
+        """Tell plugins the session exists, collect their contributions and build the graph."""
+        from langacp.middleware import ToolGuardMiddleware
+        from langacp.target import SessionSetup
+
         if created:
             await self.plugins.session_created(context)
         else:
@@ -347,16 +380,14 @@ class LangacpAgent:
                 "(or use setup.create_agent).",
                 target.spec,
             )
-        session = Session(context=context, record=record, graph=graph, sink=sink, guarded=guarded)
-        self.sessions[session_id] = session
-        await store.put(record)
-        commands = self.plugins.available_commands(context)
-        if commands:
-            from acp.helpers import update_available_commands
+        return graph, guarded
 
-            # Created now, it runs after this handler's response has been queued.
-            asyncio.get_running_loop().call_soon(sink.put, update_available_commands(commands))
-        return session
+    async def _release(self, context: SessionContext) -> None:
+        """A session failed to open: let plugins free what they started for it (servers, processes)."""
+        try:
+            await self.plugins.session_closed(context)
+        except Exception:
+            log.exception("a plugin failed while releasing session %s", context.session_id)
 
     async def _send_update(self, session_id: str, update: Any) -> None:
         if self.client is None:
@@ -563,11 +594,15 @@ class LangacpAgent:
         sessions = list(self.sessions.values())
         for session in sessions:
             session.cancel_turn()
-        for session in sessions:
-            try:
-                await asyncio.wait_for(self._close(session), timeout=1.0)
-            except Exception:
-                log.exception("closing session %s failed", session.context.session_id)
+        # All at once, so that plugins stopping subprocesses (MCP servers: stdin closed, then
+        # SIGTERM after 2 s) do it before the process exits, however many sessions are open.
+        results = await asyncio.gather(
+            *(asyncio.wait_for(self._close(s), timeout=SESSION_CLOSE_TIMEOUT) for s in sessions),
+            return_exceptions=True,
+        )
+        for session, result in zip(sessions, results, strict=True):
+            if isinstance(result, BaseException):
+                log.error("closing session %s failed: %r", session.context.session_id, result)
         if self._ready is not None and self._ready.done() and not self._ready.exception():
             _, store = self._ready.result()
             try:

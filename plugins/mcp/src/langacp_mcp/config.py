@@ -1,0 +1,248 @@
+"""Which MCP servers a session gets: the client's ``mcpServers`` plus the configuration files.
+
+Sources, the first one wins when two name the same server:
+
+1. the ``mcpServers`` of ``session/new`` / ``load`` / ``resume`` (the editor's own settings);
+2. ``[mcp.servers.<name>]`` in ``.langacp.toml`` in the session's working directory, **only**
+   when project servers are allowed (``LANGACP_MCP_PROJECT_SERVERS=1`` or ``project_servers =
+   true`` under ``[mcp]`` in the user file): a repository you just cloned must not be able to
+   start processes on your machine by opening it;
+3. ``[mcp.servers.<name>]`` in the user file ``$XDG_CONFIG_HOME/langacp/config.toml``
+   (default ``~/.config/langacp/config.toml``).
+
+Other tables of these files belong to other plugins and are ignored here.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import sys
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "PROJECT_FILE",
+    "PROJECT_SERVERS_ENV",
+    "TIMEOUT_ENV",
+    "Configured",
+    "ServerSpec",
+    "base_environment",
+    "load_configured",
+    "spec_from_acp",
+    "user_config_path",
+]
+
+log = logging.getLogger("langacp.mcp")
+
+PROJECT_FILE = ".langacp.toml"
+PROJECT_SERVERS_ENV = "LANGACP_MCP_PROJECT_SERVERS"
+TIMEOUT_ENV = "LANGACP_MCP_TIMEOUT"
+DEFAULT_TIMEOUT = 10.0
+"""Seconds a server has to start and list its tools before the session opens without it."""
+
+_POSIX_BASE = ("PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TZ")
+_WINDOWS_BASE = (
+    "PATH",
+    "PATHEXT",
+    "SYSTEMROOT",
+    "SYSTEMDRIVE",
+    "WINDIR",
+    "COMSPEC",
+    "TEMP",
+    "TMP",
+    "USERNAME",
+    "USERPROFILE",
+    "HOMEDRIVE",
+    "HOMEPATH",
+    "APPDATA",
+    "LOCALAPPDATA",
+    "PROGRAMDATA",
+    "PROCESSOR_ARCHITECTURE",
+)
+_BRACED_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+Transport = Literal["stdio", "http", "sse"]
+
+
+@dataclass(frozen=True)
+class ServerSpec:
+    """One MCP server to connect: a stdio command, or an http / sse URL."""
+
+    name: str
+    transport: Transport
+    command: str = ""
+    args: tuple[str, ...] = ()
+    env: Mapping[str, str] = field(default_factory=dict)
+    """Variables set for a stdio server, on top of :func:`base_environment`."""
+    url: str = ""
+    headers: Mapping[str, str] = field(default_factory=dict)
+    cwd: str | None = None
+    source: str = "client"
+    """Where it was configured: ``client`` or a configuration file's path."""
+
+
+@dataclass
+class Configured:
+    """The servers a session gets, and what was refused on the way (told to the user)."""
+
+    servers: list[ServerSpec] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    timeout: float = DEFAULT_TIMEOUT
+
+
+def base_environment() -> dict[str, str]:
+    """The few variables of the agent's environment a stdio server inherits (PATH, HOME, …)."""
+    names = _WINDOWS_BASE if sys.platform == "win32" else _POSIX_BASE
+    return {name: os.environ[name] for name in names if name in os.environ}
+
+
+def user_config_path() -> Path:
+    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return Path(base) / "langacp" / "config.toml"
+
+
+def spec_from_acp(server: Any) -> ServerSpec:
+    """A server of an ACP ``mcpServers`` list (``acp.schema`` model) as a spec; ``ValueError`` if unusable."""
+    name = str(getattr(server, "name", "") or "")
+    kind = getattr(server, "type", None)
+    if not name:
+        raise ValueError("an MCP server without a name")
+    if kind is None and getattr(server, "command", None):
+        env = {v.name: v.value for v in getattr(server, "env", None) or []}
+        return ServerSpec(name, "stdio", command=server.command, args=tuple(server.args or ()), env=env)
+    if kind in ("http", "sse"):
+        headers = {h.name: h.value for h in getattr(server, "headers", None) or []}
+        return ServerSpec(name, kind, url=str(server.url), headers=headers)
+    raise ValueError(f"MCP server {name!r}: transport {kind!r} is not supported")
+
+
+def load_configured(cwd: str, client_servers: Sequence[Any]) -> Configured:
+    """The client's servers first, then the project's (if allowed) and the user's."""
+    result = Configured()
+    user_path = user_config_path()
+    user = _read_mcp_table(user_path, result.problems)
+    result.timeout = _timeout(user, result.problems)
+    for server in client_servers:
+        try:
+            spec = spec_from_acp(server)
+        except ValueError as exc:
+            result.problems.append(str(exc))
+            continue
+        if any(s.name == spec.name for s in result.servers):
+            result.problems.append(f"MCP server {spec.name!r} is listed twice; the first one is used")
+        else:
+            result.servers.append(spec)
+    project_path = Path(cwd) / PROJECT_FILE
+    project = _read_mcp_table(project_path, result.problems) if project_path.is_file() else {}
+    project_servers = _servers_table(project, project_path, result.problems)
+    if project_servers:
+        if _project_allowed(user):
+            _add_from_table(result, project_servers, project_path, cwd)
+        else:
+            result.problems.append(
+                f"{project_path} configures MCP servers ({', '.join(sorted(project_servers))}) that were not "
+                f"started: project servers run only when {PROJECT_SERVERS_ENV}=1 is set or "
+                f"`project_servers = true` is under [mcp] in {user_path}"
+            )
+    _add_from_table(result, _servers_table(user, user_path, result.problems), user_path, cwd)
+    return result
+
+
+def _read_mcp_table(path: Path, problems: list[str]) -> dict[str, Any]:
+    try:
+        with path.open("rb") as handle:
+            data = tomllib.load(handle)
+    except FileNotFoundError:
+        return {}
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        problems.append(f"cannot read {path}: {exc}")
+        return {}
+    table = data.get("mcp", {})
+    if not isinstance(table, dict):
+        problems.append(f"{path}: [mcp] must be a table")
+        return {}
+    return table
+
+
+def _servers_table(table: Mapping[str, Any], path: Path, problems: list[str]) -> dict[str, Any]:
+    servers = table.get("servers", {})
+    if not isinstance(servers, dict):
+        problems.append(f"{path}: [mcp.servers] must be a table")
+        return {}
+    return servers
+
+
+def _project_allowed(user: Mapping[str, Any]) -> bool:
+    flag = os.environ.get(PROJECT_SERVERS_ENV, "").strip().lower()
+    if flag:
+        return flag not in ("0", "false", "no", "off")
+    return user.get("project_servers") is True
+
+
+def _timeout(user: Mapping[str, Any], problems: list[str]) -> float:
+    raw: Any = os.environ.get(TIMEOUT_ENV) or user.get("timeout", DEFAULT_TIMEOUT)
+    try:
+        value = float(raw)
+    except (TypeError, ValueError):
+        problems.append(f"invalid MCP timeout {raw!r}; using {DEFAULT_TIMEOUT:g} s")
+        return DEFAULT_TIMEOUT
+    return value if value > 0 else DEFAULT_TIMEOUT
+
+
+def _add_from_table(result: Configured, servers: Mapping[str, Any], path: Path, cwd: str) -> None:
+    taken = {spec.name for spec in result.servers}
+    for name, table in servers.items():
+        if name in taken:
+            log.info("langacp-mcp: MCP server %r from %s is already configured; the first one is used", name, path)
+            continue
+        try:
+            result.servers.append(_spec_from_table(str(name), table, str(path), cwd))
+        except ValueError as exc:
+            result.problems.append(f"{path}: MCP server {name!r}: {exc}")
+
+
+def _spec_from_table(name: str, table: Any, source: str, cwd: str) -> ServerSpec:
+    if not isinstance(table, dict):
+        raise ValueError("must be a table")
+    if "command" in table:
+        command, args, env = table["command"], table.get("args", []), table.get("env", {})
+        if not isinstance(command, str) or not command:
+            raise ValueError("command must be a non-empty string")
+        if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+            raise ValueError("args must be a list of strings")
+        run_in = table.get("cwd")
+        if run_in is not None and not isinstance(run_in, str):
+            raise ValueError("cwd must be a string")
+        return ServerSpec(
+            name,
+            "stdio",
+            command=command,
+            args=tuple(args),
+            env=_strings(env, "env"),
+            cwd=os.path.join(cwd, run_in) if run_in else None,
+            source=source,
+        )
+    if "url" in table:
+        transport = table.get("transport", "http")
+        if transport not in ("http", "sse"):
+            raise ValueError(f"transport must be 'http' or 'sse', not {transport!r}")
+        url = table["url"]
+        if not isinstance(url, str) or not url:
+            raise ValueError("url must be a non-empty string")
+        return ServerSpec(
+            name, transport, url=url, headers=_strings(table.get("headers", {}), "headers"), source=source
+        )
+    raise ValueError("needs either `command` (stdio) or `url` (http / sse)")
+
+
+def _strings(table: Any, what: str) -> dict[str, str]:
+    """A table of strings; ``${VAR}`` in values is replaced from the agent's environment (files only)."""
+    if not isinstance(table, dict) or not all(isinstance(v, str) for v in table.values()):
+        raise ValueError(f"{what} must be a table of strings")
+    return {str(k): _BRACED_VAR.sub(lambda m: os.environ.get(m.group(1), ""), v) for k, v in table.items()}

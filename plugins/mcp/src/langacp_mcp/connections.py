@@ -1,0 +1,207 @@
+"""The MCP servers of one ACP session, each held open by its own task until the session closes.
+
+An MCP client session is an async context manager bound to the task that entered it (anyio
+task groups inside), so each server gets a task that opens it, lists its tools, waits for
+the close signal and leaves the context in the same task. Servers start concurrently; one
+that has not answered within the timeout is abandoned (its process is stopped) and the
+session opens without it. One persistent ``ClientSession`` per server, not a subprocess per
+tool call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import os
+import re
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
+from typing import Any
+
+from langchain_core.tools import BaseTool
+from langchain_mcp_adapters.interceptors import MCPToolCallRequest
+from langchain_mcp_adapters.sessions import create_session
+from langchain_mcp_adapters.tools import load_mcp_tools
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.types import CallToolResult
+
+from langacp_mcp.config import ServerSpec, base_environment
+from langacp_mcp.content import for_the_model
+
+__all__ = ["CLOSE_TIMEOUT", "ServerConnection", "SessionServers", "describe_error", "qualified_name", "tool_prefix"]
+
+log = logging.getLogger("langacp.mcp")
+
+CLOSE_TIMEOUT = 5.0
+"""Longest wait for servers to stop. The MCP SDK closes a stdio server's stdin, waits 2 s for it
+to exit, then terminates its process group (SIGTERM, then SIGKILL 2 s later)."""
+
+_NOT_ALLOWED = re.compile(r"[^A-Za-z0-9_-]")
+MAX_NAME = 64
+"""Tool names providers accept: ``^[a-zA-Z0-9_-]{1,64}$``."""
+
+
+def qualified_name(server: str, tool: str, taken: set[str] | frozenset[str] = frozenset()) -> str:
+    """``<server>__<tool>`` made acceptable to model providers, unique among ``taken``."""
+    name = _NOT_ALLOWED.sub("_", f"{server}__{tool}")
+    if len(name) > MAX_NAME or name in taken:
+        digest = hashlib.sha1(f"{server}\0{tool}".encode()).hexdigest()[:8]
+        name = f"{name[: MAX_NAME - 9]}_{digest}"
+    return name
+
+
+def tool_prefix(server: str) -> str:
+    """What the qualified names of a server's tools start with."""
+    return _NOT_ALLOWED.sub("_", server) + "__"
+
+
+def describe_error(exc: BaseException) -> str:
+    """A one-line reason, looking inside the exception groups anyio wraps errors in."""
+    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
+        exc = exc.exceptions[0]
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+class ServerConnection:
+    """One MCP server of one session: started by :meth:`start`, stopped by :meth:`stop`."""
+
+    def __init__(self, spec: ServerSpec, cwd: str, results: dict[str, CallToolResult]) -> None:
+        self.spec = spec
+        self.cwd = cwd
+        self.tools: list[BaseTool] = []
+        self.instructions: str | None = None
+        """What the server asks the model to know about its tools (MCP ``initialize`` result)."""
+        self._results = results
+        self._ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._stop = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    @property
+    def ready(self) -> asyncio.Future[None]:
+        """Done once the server is connected and its tools listed (or it failed)."""
+        return self._ready
+
+    @property
+    def connected(self) -> bool:
+        """The server started and listed its tools."""
+        return self._ready.done() and not self._ready.cancelled() and self._ready.exception() is None
+
+    def start(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(self._run(), name=f"langacp.mcp.{self.spec.name}")
+
+    async def _run(self) -> None:
+        try:
+            async with self._connect() as session:
+                initialized = await session.initialize()
+                self.instructions = (initialized.instructions or "").strip() or None
+                self.tools = await load_mcp_tools(
+                    session, tool_interceptors=[self._keep_result], server_name=self.spec.name
+                )
+                self._ready.set_result(None)
+                await self._stop.wait()
+        except asyncio.CancelledError:
+            if not self._ready.done():
+                self._ready.cancel()
+            raise
+        except BaseException as exc:  # noqa: BLE001 - a server's failure is reported, never raised
+            if not self._ready.done():
+                self._ready.set_exception(exc)
+            elif not self._stop.is_set():
+                log.warning("langacp-mcp: MCP server %r stopped: %s", self.spec.name, describe_error(exc))
+
+    @asynccontextmanager
+    async def _connect(self) -> AsyncIterator[ClientSession]:
+        spec = self.spec
+        if spec.transport == "stdio":
+            params = StdioServerParameters(
+                command=spec.command,
+                args=list(spec.args),
+                env={**base_environment(), **spec.env},
+                cwd=spec.cwd or (self.cwd if os.path.isdir(self.cwd) else None),
+            )
+            async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+                yield session
+        else:
+            transport = "streamable_http" if spec.transport == "http" else "sse"
+            connection: Any = {"transport": transport, "url": spec.url, "headers": dict(spec.headers) or None}
+            async with create_session(connection) as session:
+                yield session
+
+    async def _keep_result(
+        self, request: MCPToolCallRequest, handler: Callable[[MCPToolCallRequest], Awaitable[Any]]
+    ) -> Any:
+        """Keep the raw MCP result for the editor (by tool call id); give the model what it can read."""
+        result = await handler(request)
+        if isinstance(result, CallToolResult):
+            call_id = getattr(request.runtime, "tool_call_id", None)
+            if isinstance(call_id, str) and call_id:
+                self._results[call_id] = result
+            return for_the_model(result)
+        return result
+
+    def stop(self) -> asyncio.Task[None] | None:
+        """Ask the server to stop (a server still starting is cancelled); returns its task."""
+        self._stop.set()
+        if self._task is not None and not self._ready.done():
+            self._task.cancel()
+        return self._task
+
+
+class SessionServers:
+    """Every MCP server of one ACP session, their tools under qualified names, their last results."""
+
+    def __init__(self) -> None:
+        self.connections: list[ServerConnection] = []
+        self.results: dict[str, CallToolResult] = {}
+        """Raw MCP results by tool call id, until the result is shown to the editor."""
+        self.names: dict[str, tuple[str, str, str | None]] = {}
+        """Qualified tool name → (server, MCP tool name, MCP title)."""
+        self.tools: list[BaseTool] = []
+        self.closed = False
+
+    async def connect(self, specs: Sequence[ServerSpec], cwd: str, timeout: float) -> list[str]:
+        """Start every server at once; wait up to ``timeout`` s. Returns a message per failed server."""
+        connections = [ServerConnection(spec, cwd, self.results) for spec in specs]
+        self.connections.extend(connections)
+        for connection in connections:
+            connection.start()
+        if connections:
+            await asyncio.wait([c.ready for c in connections], timeout=timeout)
+        failures: list[str] = []
+        for connection in connections:
+            name = connection.spec.name
+            if not connection.ready.done():
+                connection.stop()
+                failures.append(f"MCP server '{name}' did not start within {timeout:g} s")
+            elif connection.ready.cancelled():
+                failures.append(f"MCP server '{name}' was stopped while starting")
+            elif (error := connection.ready.exception()) is not None:
+                failures.append(f"MCP server '{name}' failed to start: {describe_error(error)}")
+            else:
+                self._add_tools(connection)
+        return failures
+
+    def _add_tools(self, connection: ServerConnection) -> None:
+        server = connection.spec.name
+        for tool in connection.tools:
+            original = tool.name
+            qualified = qualified_name(server, original, frozenset(self.names))
+            metadata = tool.metadata or {}
+            title = metadata.get("title") if isinstance(metadata.get("title"), str) else None
+            tool.name = qualified
+            self.names[qualified] = (server, original, title)
+            self.tools.append(tool)
+
+    async def aclose(self) -> None:
+        """Stop every server and wait (bounded) until they are gone."""
+        self.closed = True
+        tasks = [t for t in (c.stop() for c in self.connections) if t is not None and not t.done()]
+        if tasks:
+            _done, pending = await asyncio.wait(tasks, timeout=CLOSE_TIMEOUT)
+            for task in pending:
+                log.warning("langacp-mcp: an MCP server did not stop within %g s", CLOSE_TIMEOUT)
+                task.cancel()
+        self.results.clear()

@@ -1,0 +1,140 @@
+"""The langacp hooks of langacp-mcp: MCP servers in, their tools out, closed with the session."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from langacp import SessionContext, ToolCallInfo, hookimpl
+
+if TYPE_CHECKING:
+    from acp.schema import AgentCapabilities
+
+    from langacp_mcp.connections import SessionServers
+
+log = logging.getLogger("langacp.mcp")
+
+STATE_KEY = "mcp"
+"""``SessionContext.state`` key of the session's :class:`~langacp_mcp.connections.SessionServers`."""
+UNUSED_KEY = "mcp.unused"
+"""Set while a session's servers wait for ``langacp_session_tools``, which a precompiled graph never calls."""
+
+
+def servers_of(session: SessionContext) -> SessionServers | None:
+    """The MCP servers of a session, once its tools were asked for."""
+    servers: SessionServers | None = session.state.get(STATE_KEY)
+    return servers
+
+
+@hookimpl
+def langacp_agent_capabilities(capabilities: AgentCapabilities) -> None:
+    from acp.schema import McpCapabilities
+
+    current = capabilities.mcp_capabilities or McpCapabilities()
+    capabilities.mcp_capabilities = current.model_copy(update={"http": True, "sse": True})
+
+
+@hookimpl
+def langacp_session_created(session: SessionContext) -> None:
+    if session.mcp_servers:
+        session.state[UNUSED_KEY] = True
+
+
+@hookimpl
+def langacp_session_loaded(session: SessionContext) -> None:
+    langacp_session_created(session)
+
+
+@hookimpl
+async def langacp_prompt_started(session: SessionContext, prompt: Any) -> None:
+    if session.state.pop(UNUSED_KEY, False):
+        text = (
+            "The MCP servers of this session were not started: this agent is a precompiled graph, and "
+            "tools cannot be added to it. Serve a per-session factory to use them."
+        )
+        log.warning("langacp-mcp: session %s: %s", session.session_id, text)
+        await _tell(session, text)
+
+
+@hookimpl
+async def langacp_session_tools(session: SessionContext) -> list[Any]:
+    """Connect the session's MCP servers (the client's and the configured ones); return their tools."""
+    from langacp_mcp.config import load_configured
+
+    session.state.pop(UNUSED_KEY, None)
+
+    configured = load_configured(session.cwd, session.mcp_servers)
+    failures: list[str] = []
+    tools: list[Any] = []
+    if configured.servers:  # the MCP SDK is imported only by sessions that have servers
+        from langacp_mcp.connections import SessionServers
+
+        servers = session.state.get(STATE_KEY)
+        if servers is None:
+            servers = session.state[STATE_KEY] = SessionServers()
+        failures = await servers.connect(configured.servers, session.cwd, configured.timeout)
+        tools = list(servers.tools)
+    for problem in [*configured.problems, *failures]:
+        log.warning("langacp-mcp: session %s: %s", session.session_id, problem)
+        await _tell(session, problem)
+    return tools
+
+
+async def _tell(session: SessionContext, text: str) -> None:
+    if session.send_update is None:
+        return
+    from acp import update_agent_message_text
+
+    await session.send_update(update_agent_message_text(f"{text}\n"))
+
+
+@hookimpl
+async def langacp_session_closed(session: SessionContext) -> None:
+    servers = servers_of(session)
+    if servers is not None:
+        await servers.aclose()
+
+
+@hookimpl
+def langacp_system_prompt(session: SessionContext) -> str | None:
+    """The connected servers' instructions, so the model knows how their tools are meant to be used."""
+    servers = servers_of(session)
+    if servers is None:
+        return None
+    from langacp_mcp.connections import tool_prefix
+
+    parts = [
+        f"Instructions of the MCP server '{c.spec.name}' (tools {tool_prefix(c.spec.name)}*):\n{c.instructions}"
+        for c in servers.connections
+        if c.connected and c.instructions
+    ]
+    return "\n\n".join(parts) or None
+
+
+@hookimpl
+def langacp_tool_title(call: ToolCallInfo, session: SessionContext) -> str | None:
+    servers = servers_of(session)
+    known = servers.names.get(call.name) if servers is not None else None
+    if known is None:
+        return None
+    server, tool, title = known
+    return f"{title or tool} ({server})"
+
+
+@hookimpl
+def langacp_tool_result_content(call: ToolCallInfo, result: Any, session: SessionContext) -> list[Any] | None:
+    """The MCP result's own blocks (text, images, audio, resources) for an MCP tool's call."""
+    servers = servers_of(session)
+    raw = servers.results.pop(call.tool_call_id, None) if servers is not None else None
+    if raw is None:
+        return None  # not an MCP call, or it never reached the server (denied, failed): the default shows it
+    from langacp_mcp.content import acp_tool_content
+
+    return acp_tool_content(raw)
+
+
+@hookimpl
+def langacp_prompt_finished(session: SessionContext, stop_reason: Any, outcome: Any) -> None:
+    servers = servers_of(session)
+    if servers is not None:
+        servers.results.clear()  # results of calls cut short (cancel) are never shown
