@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 
 __all__ = ["main"]
+
+MODEL_ENV = "LANGACP_MODEL"
 
 
 def _plugin_args(parser: argparse.ArgumentParser) -> None:
@@ -31,9 +34,23 @@ def build_parser() -> argparse.ArgumentParser:
         help="serve an agent over stdin/stdout (what an editor runs)",
         description="Serve TARGET over the Agent Client Protocol on stdin/stdout. TARGET is "
         "module:attr or path/to/file.py:attr naming a per-session factory (recommended: plugins "
-        "can add middleware and tools) or a compiled LangGraph graph.",
+        "can add middleware and tools) or a compiled LangGraph graph. Without TARGET, langacp's "
+        "default agent (read-only file tools confined to the session's directories, a todo list) "
+        f"with the model from --model / {MODEL_ENV}, or, when none is set, the OFFLINE DEMO MODEL: "
+        "canned, deterministic answers to 'list files', 'read README.md', 'search for TODO', "
+        "'make a plan for ...', no API key needed, not a language model.",
     )
-    serve.add_argument("target", metavar="TARGET", help="module:attr or path/to/file.py:attr")
+    serve.add_argument(
+        "target",
+        metavar="TARGET",
+        nargs="?",
+        help="module:attr or path/to/file.py:attr (default: the built-in default agent)",
+    )
+    serve.add_argument(
+        "--model",
+        help=f"an init_chat_model string such as openai:gpt-4.1 or anthropic:claude-sonnet-4-5 (sets {MODEL_ENV}; "
+        "default: the offline demo model)",
+    )
     serve.add_argument("--store", default="memory", help="session store URL, e.g. memory (default)")
     serve.add_argument(
         "--log-level", default="warning", choices=["debug", "info", "warning", "error"], help="stderr log level"
@@ -63,8 +80,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "serve":
         from langacp.server import serve
 
+        target = args.target
+        if args.model:
+            os.environ[MODEL_ENV] = args.model
+        if target is None:
+            error = _check_default_model()
+            if error:
+                print(f"langacp: {error}", file=sys.stderr)
+                return 2
+            from langacp.default_agent import DEFAULT_TARGET
+
+            target = DEFAULT_TARGET
         return serve(
-            args.target,
+            target,
             store=args.store,
             blocked=blocked,
             enabled=enabled,
@@ -74,6 +102,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "plugins":
         return _list_plugins(blocked, enabled, as_json=args.json)
     return 2
+
+
+def _check_default_model() -> str | None:
+    """Why the default agent's model cannot be used (missing package or key), if so."""
+    model = os.environ.get(MODEL_ENV)
+    if not model:
+        return None
+    from langacp.default_agent.models import ModelError, check_model
+
+    try:
+        check_model(model)
+    except ModelError as exc:
+        return str(exc)
+    return None
 
 
 def _list_plugins(blocked: set[str], enabled: set[str], *, as_json: bool) -> int:
