@@ -60,6 +60,27 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _plugin_args(serve)
 
+    chat = sub.add_parser(
+        "chat",
+        help="talk to an agent in the terminal (default: the built-in default agent)",
+        description="A terminal ACP client. It starts AGENT COMMAND (default: 'langacp serve', the built-in "
+        "default agent; with no --model / LANGACP_MODEL that agent runs the OFFLINE DEMO MODEL, which "
+        "answers 'list files', 'read README.md', 'search for TODO', 'make a plan for ...' without an API key) "
+        "and streams its answers, thoughts, tool calls, plans and permission requests. Ctrl-C cancels the "
+        "running answer; a second Ctrl-C exits. With --prompt it runs one turn and exits with the stop "
+        "reason: 0 end_turn, 3 refusal, 4 max_tokens, 5 max_turn_requests, 130 cancelled, 1 error.",
+        usage="langacp chat [options] [-- AGENT COMMAND ...]",
+    )
+    chat.add_argument("agent_command", nargs="*", metavar="AGENT COMMAND", help="the agent to run, after --")
+    chat.add_argument("--prompt", metavar="TEXT", help="send TEXT, print the answer, exit with the stop reason")
+    chat.add_argument("--json", action="store_true", help="print every update as a JSON line (stdout)")
+    answer = chat.add_mutually_exclusive_group()
+    answer.add_argument("--yes", action="store_true", help="allow every permission request")
+    answer.add_argument("--no", action="store_true", help="reject every permission request")
+    chat.add_argument("--model", help="the default agent's model (an init_chat_model string); not with an AGENT COMMAND")
+    chat.add_argument("--cwd", help="the session's working directory (default: the current directory)")
+    chat.add_argument("-v", "--verbose", action="store_true", help="show the agent's stderr")
+
     plugins = sub.add_parser("plugins", help="list plugins: name, distribution, version, hooks, status")
     plugins.add_argument("--json", action="store_true", help="print JSON")
     _plugin_args(plugins)
@@ -74,6 +95,8 @@ def _version() -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.command == "chat":
+        return _chat(args)
     from langacp.plugins import parse_plugin_options
 
     blocked, enabled = parse_plugin_options(args.plugin_options)
@@ -102,6 +125,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "plugins":
         return _list_plugins(blocked, enabled, as_json=args.json)
     return 2
+
+
+def _chat(args: argparse.Namespace) -> int:
+    from langacp.chat.app import ChatOptions, default_agent_command, run_chat
+
+    if args.agent_command and args.model:
+        print("langacp chat: --model is for the default agent; pass it to your AGENT COMMAND instead", file=sys.stderr)
+        return 2
+    cwd = os.path.abspath(args.cwd or os.getcwd())
+    if not os.path.isdir(cwd):
+        print(f"langacp chat: no such directory: {cwd}", file=sys.stderr)
+        return 2
+    options = ChatOptions(
+        command=args.agent_command or default_agent_command(args.model),
+        prompt=args.prompt,
+        json=args.json,
+        policy="yes" if args.yes else "no" if args.no else "ask",
+        verbose=args.verbose,
+        cwd=cwd,
+    )
+    return run_chat(options)
 
 
 def _check_default_model() -> str | None:
