@@ -77,7 +77,9 @@ def build_parser() -> argparse.ArgumentParser:
     answer = chat.add_mutually_exclusive_group()
     answer.add_argument("--yes", action="store_true", help="allow every permission request")
     answer.add_argument("--no", action="store_true", help="reject every permission request")
-    chat.add_argument("--model", help="the default agent's model (an init_chat_model string); not with an AGENT COMMAND")
+    chat.add_argument(
+        "--model", help="the default agent's model (an init_chat_model string); not with an AGENT COMMAND"
+    )
     chat.add_argument("--cwd", help="the session's working directory (default: the current directory)")
     chat.add_argument("-v", "--verbose", action="store_true", help="show the agent's stderr")
 

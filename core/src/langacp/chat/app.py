@@ -122,6 +122,7 @@ class Chat:
         self.drain: asyncio.Task[None] | None = None
         self.turn: asyncio.Task[Any] | None = None
         self.cancel_sent = False
+        self._cancelling: asyncio.Future[None] | None = None
         self.question: asyncio.Future[None] | None = None
         self.main: asyncio.Task[Any] | None = None
 
@@ -141,7 +142,12 @@ class Chat:
         self.exited = asyncio.ensure_future(self.process.wait())
         self.drain = asyncio.ensure_future(self._drain_stderr())
         client = ChatClient(self.renderer, self.options.policy, self._ask if self._can_ask() else None)
-        self.conn = ClientSideConnection(client, self.process.stdin, self.process.stdout, use_unstable_protocol=True)
+        self.conn = ClientSideConnection(
+            client,  # type: ignore[arg-type] # an acp Client by protocol
+            self.process.stdin,
+            self.process.stdout,
+            use_unstable_protocol=True,
+        )
 
     async def _drain_stderr(self) -> None:
         """Read the agent's stderr as it comes (an unread pipe would block the agent)."""
@@ -201,7 +207,7 @@ class Chat:
             try:
                 await asyncio.wait_for(process.wait(), 2.0)
                 break
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 continue
         if self.drain is not None:
             self.drain.cancel()
@@ -215,7 +221,7 @@ class Chat:
             if self.question is not None and not self.question.done():
                 self.question.set_result(None)
             if self.conn is not None:
-                asyncio.ensure_future(self.conn.cancel(session_id=self.session_id))
+                self._cancelling = asyncio.ensure_future(self.conn.cancel(session_id=self.session_id))
             return
         if self.main is not None:
             self.main.cancel()
@@ -226,13 +232,15 @@ class Chat:
     async def _ask(self, options: list[PermissionOption]) -> PermissionOption | None:
         """Ask which offered option to take; ``None`` if the user cancels (Ctrl-C) or input ends."""
         assert self.lines is not None
-        self.question = asyncio.get_running_loop().create_future()
+        question: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.question = question
         try:
             while True:
                 self._show_prompt(f"choose 1-{len(options)}: ")
                 line_task = asyncio.ensure_future(self.lines.readline())
-                await asyncio.wait({line_task, self.question}, return_when=asyncio.FIRST_COMPLETED)
-                if self.question.done():
+                waiting: list[asyncio.Future[Any]] = [line_task, question]
+                await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+                if question.done():
                     line_task.cancel()
                     return None
                 line = line_task.result()

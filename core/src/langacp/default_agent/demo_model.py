@@ -33,13 +33,15 @@ HELP = (
 )
 MAX_COUNT = 1000
 
-_PLAN = re.compile(r"^(?:please\s+)?(?:make|create|write|draw up|give me)\s+(?:me\s+)?(?:a\s+)?plan\s+(?:for|to|of)\s+(.+)$")
-_PLAN_SHORT = re.compile(r"^plan\s+(.+)$")
-_LIST = re.compile(r"^(?:please\s+)?(?:list|ls|show)(?:\s+(?:the|all|my))?(?:\s+files?)?(?:\s+(?:in|under|of)\s+(.+))?$")
-_READ = re.compile(r"^(?:please\s+)?(?:read|open|cat|view|show)\s+(?:me\s+)?(?:the\s+)?(?:file\s+)?(\S+)$")
-_SEARCH = re.compile(
-    r"^(?:please\s+)?(?:search|grep|look|find)\s+(?:for\s+)?(.+?)(?:\s+(?:in|under)\s+(\S+))?$"
+_PLAN = re.compile(
+    r"^(?:please\s+)?(?:make|create|write|draw up|give me)\s+(?:me\s+)?(?:a\s+)?plan\s+(?:for|to|of)\s+(.+)$"
 )
+_PLAN_SHORT = re.compile(r"^plan\s+(.+)$")
+_LIST = re.compile(
+    r"^(?:please\s+)?(?:list|ls|show)(?:\s+(?:the|all|my))?(?:\s+files?)?(?:\s+(?:in|under|of)\s+(.+))?$"
+)
+_READ = re.compile(r"^(?:please\s+)?(?:read|open|cat|view|show)\s+(?:me\s+)?(?:the\s+)?(?:file\s+)?(\S+)$")
+_SEARCH = re.compile(r"^(?:please\s+)?(?:search|grep|look|find)\s+(?:for\s+)?(.+?)(?:\s+(?:in|under)\s+(\S+))?$")
 _COUNT = re.compile(r"^count\s+to\s+(\d+)$")
 
 
@@ -60,7 +62,7 @@ def _turn(messages: list[BaseMessage]) -> tuple[str, list[ToolMessage], dict[str
         elif isinstance(message, HumanMessage):
             request = message.text.strip()
             break
-    calls = {tc["id"]: tc["args"] for m in messages if isinstance(m, AIMessage) for tc in m.tool_calls if tc.get("id")}
+    calls = {tc["id"] or "": tc["args"] for m in messages if isinstance(m, AIMessage) for tc in m.tool_calls}
     return request, list(reversed(results)), calls
 
 
@@ -78,7 +80,7 @@ def _plan_todos(goal: str) -> list[dict[str, str]]:
 
 def _first_request(request: str) -> Reply:
     """The first answer of a turn: a tool call, or text."""
-    text = request.strip().rstrip(".!?")
+    text = re.sub(r"(?<=\w)[.!?]+$", "", request.strip())  # a sentence's full stop, not a path's ".."
     lower = text.lower()
     if match := _PLAN.match(lower) or _PLAN_SHORT.match(lower):
         goal = text[match.start(1) : match.end(1)]

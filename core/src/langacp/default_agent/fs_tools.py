@@ -127,7 +127,7 @@ class FileTools:
             regex = re.compile(re.escape(pattern))
         start = self.resolve(path)
         matches: list[str] = []
-        files_with_matches = set()
+        files_with_matches: set[str] = set()
         for file in self._walk(start):
             for number, line in _matching_lines(file, regex):
                 if len(matches) >= MAX_MATCHES:

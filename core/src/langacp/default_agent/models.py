@@ -11,7 +11,7 @@ import importlib.util
 import os
 from typing import Any, NamedTuple
 
-__all__ = ["MODEL_ENV", "ModelError", "PROVIDERS", "check_model", "load_model", "provider_of"]
+__all__ = ["MODEL_ENV", "PROVIDERS", "ModelError", "check_model", "load_model", "provider_of"]
 
 MODEL_ENV = "LANGACP_MODEL"
 
@@ -78,7 +78,9 @@ def check_model(model: str) -> None:
         return  # init_chat_model decides
     if importlib.util.find_spec(spec.module) is None:
         extra = f" (or: pip install 'langacp[{spec.extra}]')" if spec.extra else ""
-        raise ModelError(f"the model {model!r} needs the {spec.distribution} package: pip install {spec.distribution}{extra}")
+        raise ModelError(
+            f"the model {model!r} needs the {spec.distribution} package: pip install {spec.distribution}{extra}"
+        )
     if spec.keys and not any(os.environ.get(key) for key in spec.keys):
         raise ModelError(f"the model {model!r} needs an API key: set {' or '.join(spec.keys)}")
 
