@@ -174,10 +174,15 @@ class Chat:
         except asyncio.CancelledError:
             task.cancel()
             raise
-        if task.done():
+        if not task.done():
+            task.cancel()
+            raise AgentExited()
+        try:
             return task.result()
-        task.cancel()
-        raise AgentExited()
+        except (ConnectionError, BrokenPipeError) as exc:  # the pipe closed before we saw the exit
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(self.exited), 2.0)
+            raise AgentExited() from exc
 
     async def _report_exit(self) -> None:
         assert self.exited is not None

@@ -239,6 +239,8 @@ class JsonRenderer:
     def permission_answer(self, tool_call: ToolCallUpdate, option: PermissionOption | None, how: str) -> None:
         outcome = {"outcome": "selected", "optionId": option.option_id} if option else {"outcome": "cancelled"}
         self._emit({"permissionOutcome": {"toolCallId": tool_call.tool_call_id, **outcome}})
+        if how:
+            self.info(f"permission for {tool_call.title or tool_call.tool_call_id}: {outcome['outcome']} ({how})")
 
     def turn_end(self, session_id: str, stop_reason: str) -> None:
         self._emit({"sessionId": session_id, "stopReason": stop_reason})
