@@ -218,3 +218,69 @@ def test_interactive_ctrl_c_cancels_a_permission_question(project: Path) -> None
     child.expect_exact("> ")
     child.sendintr()  # at the prompt: exit
     assert _finish(child) == 0
+
+
+# -- what the terminal shows for each kind of update ----------------------------------------------
+
+
+def test_terminal_renderer_shows_every_kind_of_update() -> None:
+    import io
+
+    from acp.helpers import (
+        plan_entry,
+        start_tool_call,
+        tool_diff_content,
+        update_agent_message_text,
+        update_agent_thought_text,
+        update_current_mode,
+        update_plan,
+        update_tool_call,
+    )
+    from acp.schema import ToolCallLocation, UsageUpdate
+    from rich.console import Console
+
+    from langacp.chat.render import TerminalRenderer
+
+    out = io.StringIO()
+    renderer = TerminalRenderer(Console(file=out, width=200, highlight=False, soft_wrap=True))
+    sid = "s1"
+    renderer.update(sid, update_agent_thought_text("Thinking."))
+    renderer.update(sid, update_agent_message_text("I will "))
+    renderer.update(sid, update_agent_message_text("edit it."))
+    diff = tool_diff_content("/p/a.py", "x = 2\n", "x = 1\n")
+    location = ToolCallLocation(path="/p/a.py", line=3)
+    renderer.update(sid, start_tool_call("c1", "Edit a.py", kind="edit", status="pending", locations=[location]))
+    renderer.update(sid, update_tool_call("c1", status="in_progress"))
+    renderer.update(sid, update_tool_call("c1", status="completed", content=[diff]))
+    entries = [plan_entry("Look", status="completed"), plan_entry("Fix", status="in_progress"), plan_entry("Test")]
+    renderer.update(sid, update_plan(entries))
+    renderer.update(sid, update_current_mode("code"))
+    renderer.update(sid, UsageUpdate(session_update="usage_update", used=1200, size=200000))
+    renderer.turn_end(sid, "end_turn")
+    shown = out.getvalue()
+    expected = [
+        "Thinking.\n",
+        "I will edit it.\n",
+        "● Edit a.py (edit) pending",
+        "at /p/a.py:3",
+        "-x = 1",
+        "+x = 2",
+        "✓ Edit a.py completed",
+        "Plan:",
+        "[x] Look",
+        "[~] Fix",
+        "[ ] Test",
+        "mode → code",
+        "context 1200/200000 tokens",
+    ]
+    position = 0
+    for piece in expected:  # in this order
+        found = shown.find(piece, position)
+        assert found >= 0, f"{piece!r} missing after position {position} in:\n{shown}"
+        position = found + len(piece)
+
+
+def test_agent_command_that_does_not_exist(project: Path) -> None:
+    result = _run(["--prompt", "hi", "--", str(project / "no-such-agent")], project, agent_env())
+    assert result.returncode == 1
+    assert "cannot start the agent" in result.stderr

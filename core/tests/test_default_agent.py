@@ -122,13 +122,17 @@ async def test_additional_directories_are_readable(project: Path, tmp_path: Path
         response = await agent.conn.new_session(cwd=str(project), additional_directories=[str(extra)])
         sid = response.session_id
         stop, updates, dumped = await _turn(agent, sid, f"read {extra}/secret.txt")
+        assert stop == "end_turn"
         assert _final_status(updates) == "completed"
         assert SECRET in dumped
 
 
 def test_file_tools_confinement(project: Path) -> None:
     tools = FileTools(str(project))
-    assert tools.read_file("README.md", offset=2, limit=2) == "Second paragraph.\nline 0\n… (39 more lines; read again with offset=4)"
+    assert (
+        tools.read_file("README.md", offset=2, limit=2)
+        == "Second paragraph.\nline 0\n… (39 more lines; read again with offset=4)"
+    )
     assert tools.list_files("docs") == "guide.md"
     for bad in ("../outside/secret.txt", str(project.parent / "outside" / "secret.txt"), "link.txt", "linkdir", "/"):
         with pytest.raises(Exception, match="outside the session's directories"):
