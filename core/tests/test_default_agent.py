@@ -187,3 +187,27 @@ def test_missing_api_key_is_a_clear_message(monkeypatch: pytest.MonkeyPatch) -> 
         check_model("fakeprov:model-1")
     monkeypatch.setenv("FAKEPROV_API_KEY", "k")
     check_model("fakeprov:model-1")
+
+
+def test_demo_model_answers_are_deterministic_and_labelled() -> None:
+    from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+
+    from langacp.default_agent.demo_model import demo_reply
+
+    count = demo_reply([HumanMessage("count to 5")])
+    assert count.text == f"{LABEL}\n\n1 2 3 4 5\n" and count.reasoning and not count.tool_calls
+    unknown = demo_reply([HumanMessage("what is the meaning of life?")])
+    assert unknown.text.startswith(LABEL) and "read README.md" in unknown.text
+    assert demo_reply([HumanMessage("read docs/a.md.")]).tool_calls[0].args == {"path": "docs/a.md"}
+    assert demo_reply([HumanMessage("list files in ..")]).tool_calls[0].args == {"path": ".."}
+    search = demo_reply([HumanMessage('search for "def main" in src')])
+    assert search.tool_calls[0].args == {"pattern": "def main", "path": "src"}
+    failed = demo_reply(
+        [
+            HumanMessage("read nope.txt"),
+            AIMessage("", tool_calls=[{"name": "read_file", "args": {"path": "nope.txt"}, "id": "c1"}]),
+            ToolMessage("nope.txt does not exist", tool_call_id="c1", name="read_file", status="error"),
+        ]
+    )
+    assert failed.text == "read_file failed: nope.txt does not exist" and not failed.tool_calls
+    assert demo_reply([HumanMessage("list files")]) == demo_reply([HumanMessage("list files")])

@@ -330,6 +330,8 @@ class Chat:
             line = await self.lines.readline()
             if line is None:
                 return 0
+            if not sys.stdin.isatty():  # a terminal echoes what is typed; piped input is shown here
+                self.renderer.info(line)
             line = line.strip()
             if not line:
                 continue
@@ -365,8 +367,7 @@ class Chat:
             except RequestError as exc:
                 self.renderer.error(f"error: {_describe(exc)}")
                 if not self.options.verbose:
-                    for line in self.stderr_tail:
-                        self.renderer.agent_log(line)
+                    self.renderer.info("(run with --verbose to see the agent's log)")
                 return 1
         except asyncio.CancelledError:  # Ctrl-C with no turn to cancel
             return 0 if self.interactive else 130
