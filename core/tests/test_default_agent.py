@@ -140,6 +140,10 @@ def test_file_tools_confinement(project: Path) -> None:
     assert "No matches" in tools.search_files(SECRET)
     os.symlink(project / "main.py", project / "inside-link.py")  # a symlink that stays inside is fine
     assert "TODO" in tools.read_file("inside-link.py")
+    os.mkfifo(project / "pipe")  # reading a FIFO would block the tool forever
+    with pytest.raises(Exception, match="not a regular file"):
+        tools.read_file("pipe")
+    assert "main.py:1:" in tools.search_files("TODO")
 
 
 async def test_serve_without_target_is_the_default_agent_and_streams(project: Path) -> None:

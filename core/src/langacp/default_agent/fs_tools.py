@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -88,8 +89,10 @@ class FileTools:
         file = self.resolve(path)
         if file.is_dir():
             raise ToolException(f"{path} is a directory: use list_files")
-        if not file.is_file():
+        if not file.exists():
             raise ToolException(f"{path} does not exist")
+        if not file.is_file():
+            raise ToolException(f"{path} is not a regular file")  # a FIFO or device would block or never end
         offset, limit = max(0, int(offset)), max(1, int(limit))
         try:
             with file.open("rb") as f:
@@ -197,7 +200,8 @@ def _is_dir(entry: os.DirEntry[str]) -> bool:
 
 def _matching_lines(file: Path, regex: re.Pattern[str]) -> Iterator[tuple[int, str]]:
     try:
-        if file.stat().st_size > MAX_SEARCH_FILE_BYTES:
+        info = file.stat()
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_SEARCH_FILE_BYTES:
             return
         data = file.read_bytes()
     except OSError:
