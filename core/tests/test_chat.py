@@ -284,3 +284,17 @@ def test_agent_command_that_does_not_exist(project: Path) -> None:
     result = _run(["--prompt", "hi", "--", str(project / "no-such-agent")], project, agent_env())
     assert result.returncode == 1
     assert "cannot start the agent" in result.stderr
+
+
+def test_interactive_modes(project: Path) -> None:
+    child = _spawn(TEST_AGENT, project, agent_env(testplug=["modes"]))
+    child.sendline("/mode")
+    child.expect_exact("mode: ask (available: ask, code)")
+    child.sendline("/mode code")
+    child.expect_exact("mode → code")
+    child.expect_exact("> ")
+    child.sendline("/mode nope")
+    child.expect_exact("unknown mode 'nope'")
+    child.expect_exact("> ")
+    child.sendeof()
+    assert _finish(child) == 0

@@ -282,6 +282,8 @@ class Chat:
         response = await self._request(self.conn.new_session(cwd=self.options.cwd, mcp_servers=[]))
         self.session_id = response.session_id
         self.modes = response.modes
+        if self.modes is not None:
+            self.renderer.mode_changed(self.modes.current_mode_id)
 
     async def _turn(self, text: str) -> str:
         """Send one prompt; returns its stop reason, or ``"error"``."""
@@ -318,7 +320,7 @@ class Chat:
                 self.renderer.error(f"error: {_describe(exc)}")
                 return True
             self.modes.current_mode_id = argument.strip()
-            self.renderer.info(f"mode → {self.modes.current_mode_id}")
+            self.renderer.mode_changed(self.modes.current_mode_id)
             return True
         return False
 

@@ -34,6 +34,7 @@ class Renderer(Protocol):
     def permission(self, tool_call: ToolCallUpdate, options: list[PermissionOption]) -> None: ...
     def permission_answer(self, tool_call: ToolCallUpdate, option: PermissionOption | None, how: str) -> None: ...
     def turn_end(self, session_id: str, stop_reason: str) -> None: ...
+    def mode_changed(self, mode_id: str) -> None: ...
     def info(self, text: str) -> None: ...
     def error(self, text: str) -> None: ...
     def agent_log(self, line: str) -> None: ...
@@ -55,6 +56,7 @@ class TerminalRenderer:
         self.err = err or Console(stderr=True, highlight=False, soft_wrap=True)
         self.calls: dict[str, _Call] = {}
         self.usage: Any = None
+        self.mode: str | None = None
         self._stream: str | None = None  # the kind of chunk being streamed
         self._at_line_start = True
 
@@ -96,7 +98,7 @@ class TerminalRenderer:
         elif kind == "plan_update":
             self.line(f"plan: {json.dumps(dump(update.plan))[:400]}", "cyan")
         elif kind == "current_mode_update":
-            self.line(f"mode → {update.current_mode_id}", "magenta")
+            self.mode_changed(update.current_mode_id)
         elif kind == "usage_update":
             self.usage = update
         elif kind == "available_commands_update":
@@ -171,6 +173,12 @@ class TerminalRenderer:
             style = {"completed": "green", "in_progress": "yellow"}.get(entry.status, "")
             self.line(Text(f"  {mark} {entry.content}", style=style))
 
+    def mode_changed(self, mode_id: str) -> None:
+        """Show a mode change once (the agent's update and our own request may both report it)."""
+        if mode_id != self.mode:
+            self.mode = mode_id
+            self.line(f"mode → {mode_id}", "magenta")
+
     # -- permissions ---------------------------------------------------------------------------
 
     def permission(self, tool_call: ToolCallUpdate, options: list[PermissionOption]) -> None:
@@ -244,6 +252,9 @@ class JsonRenderer:
 
     def turn_end(self, session_id: str, stop_reason: str) -> None:
         self._emit({"sessionId": session_id, "stopReason": stop_reason})
+
+    def mode_changed(self, mode_id: str) -> None:
+        self.info(f"mode → {mode_id}")
 
     def info(self, text: str) -> None:
         self.err.print(Text(text, style="dim"))
