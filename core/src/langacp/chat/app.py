@@ -16,14 +16,16 @@ import sys
 import threading
 from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
-
-from acp import RequestError, text_block
-from acp.client.connection import ClientSideConnection
-from acp.schema import ClientCapabilities, Implementation, PermissionOption
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from langacp.chat.client import AnswerPolicy, ChatClient
 from langacp.chat.render import JsonRenderer, Renderer, TerminalRenderer
+
+if TYPE_CHECKING:
+    from acp.client.connection import ClientSideConnection
+    from acp.schema import PermissionOption
+
+# ``acp`` (about a second to import) is imported once the agent is spawned, so both start at once.
 
 __all__ = ["EXIT_CODES", "ChatOptions", "default_agent_command", "run_chat"]
 
@@ -141,6 +143,8 @@ class Chat:
         assert self.process.stdin is not None and self.process.stdout is not None
         self.exited = asyncio.ensure_future(self.process.wait())
         self.drain = asyncio.ensure_future(self._drain_stderr())
+        from acp.client.connection import ClientSideConnection
+
         client = ChatClient(self.renderer, self.options.policy, self._ask if self._can_ask() else None)
         self.conn = ClientSideConnection(
             client,  # type: ignore[arg-type] # an acp Client by protocol
@@ -270,6 +274,8 @@ class Chat:
 
     async def _open(self) -> None:
         assert self.conn is not None
+        from acp.schema import ClientCapabilities, Implementation
+
         from langacp import __version__
 
         await self._request(
@@ -288,6 +294,8 @@ class Chat:
     async def _turn(self, text: str) -> str:
         """Send one prompt; returns its stop reason, or ``"error"``."""
         assert self.conn is not None
+        from acp import RequestError, text_block
+
         self.cancel_sent = False
         self.turn = asyncio.ensure_future(
             self._request(self.conn.prompt(session_id=self.session_id, prompt=[text_block(text)]))
@@ -310,6 +318,8 @@ class Chat:
             raise EOFError
         if name == "mode" and self.modes is not None:
             assert self.conn is not None
+            from acp import RequestError
+
             available = [m.id for m in self.modes.available_modes]
             if not argument:
                 self.renderer.info(f"mode: {self.modes.current_mode_id} (available: {', '.join(available)})")
@@ -357,6 +367,8 @@ class Chat:
                 return 1
             if self._can_ask():
                 self.lines = LineReader()
+            from acp import RequestError
+
             try:
                 await self._open()
                 if self.options.prompt is not None:
@@ -392,7 +404,8 @@ def _choose(answer: str, options: list[PermissionOption]) -> PermissionOption | 
     return None
 
 
-def _describe(exc: RequestError) -> str:
+def _describe(exc: Any) -> str:
+    """A JSON-RPC error (``acp.RequestError``) as one line, with its details."""
     data = exc.data
     details = data.get("details") if isinstance(data, dict) else data
     return f"{exc} ({details})" if details else str(exc)

@@ -3,22 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from acp.schema import (
-    AllowedOutcome,
-    DeniedOutcome,
-    PermissionOption,
-    RequestPermissionResponse,
-    ToolCallUpdate,
-)
+if TYPE_CHECKING:
+    from acp.schema import PermissionOption, RequestPermissionResponse, ToolCallUpdate
 
-from langacp.chat.render import Renderer
+    from langacp.chat.render import Renderer
 
 __all__ = ["AnswerPolicy", "Ask", "ChatClient", "pick_option"]
 
 AnswerPolicy = Literal["ask", "yes", "no"]
-Ask = Callable[[list[PermissionOption]], Awaitable[PermissionOption | None]]
+Ask = Callable[[list["PermissionOption"]], Awaitable["PermissionOption | None"]]
 """Asks the user to choose among the offered options (``None``: cancelled)."""
 
 ALLOW_KINDS = ("allow_once", "allow_always")
@@ -63,6 +58,8 @@ class ChatClient:
         else:
             option, how = pick_option(options, REJECT_KINDS), "no terminal to ask: pass --yes or --no"
         self.renderer.permission_answer(tool_call, option, how)
+        from acp.schema import AllowedOutcome, DeniedOutcome, RequestPermissionResponse
+
         if option is None:
             return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
         return RequestPermissionResponse(outcome=AllowedOutcome(outcome="selected", option_id=option.option_id))

@@ -6,11 +6,13 @@ import difflib
 import json
 import sys
 from dataclasses import dataclass, field
-from typing import IO, Any, Protocol
+from typing import IO, TYPE_CHECKING, Any, Protocol
 
-from acp.schema import PermissionOption, ToolCallUpdate
 from rich.console import Console
 from rich.text import Text
+
+if TYPE_CHECKING:
+    from acp.schema import PermissionOption, ToolCallUpdate
 
 __all__ = ["JsonRenderer", "Renderer", "TerminalRenderer", "dump"]
 
