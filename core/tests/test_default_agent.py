@@ -215,3 +215,26 @@ def test_demo_model_answers_are_deterministic_and_labelled() -> None:
     )
     assert failed.text == "read_file failed: nope.txt does not exist" and not failed.tool_calls
     assert demo_reply([HumanMessage("list files")]) == demo_reply([HumanMessage("list files")])
+
+
+def test_plugin_tools_and_todo_middleware_are_not_duplicated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from langchain.agents.middleware import TodoListMiddleware
+    from langchain_core.tools import tool
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from langacp.default_agent.agent import agent
+    from langacp.target import SessionSetup
+    from langacp.types import SessionContext
+
+    @tool
+    def read_file(path: str) -> str:
+        """A plugin's read_file (say, through the editor's buffers)."""
+        return "from the plugin"
+
+    monkeypatch.delenv("LANGACP_MODEL", raising=False)
+    session = SessionContext(session_id="s", cwd=str(tmp_path))
+    setup = SessionSetup(session, InMemorySaver(), middleware=[TodoListMiddleware()], tools=[read_file])
+    graph = agent(setup)
+    tools = graph.nodes["tools"].bound.tools_by_name
+    assert set(tools) == {"list_files", "read_file", "search_files", "write_todos"}
+    assert tools["read_file"] is read_file

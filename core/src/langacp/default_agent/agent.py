@@ -33,7 +33,9 @@ def agent(setup: SessionSetup) -> Any:
     from langchain.agents.middleware import TodoListMiddleware
 
     session = setup.session
-    tools = make_fs_tools(session.cwd, session.additional_directories)
+    # A plugin's tool of the same name (e.g. one reading through the editor) replaces ours.
+    contributed = {getattr(t, "name", None) for t in setup.tools}
+    tools = [t for t in make_fs_tools(session.cwd, session.additional_directories) if t.name not in contributed]
     # A plugin may already contribute a todo list; create_agent rejects the same middleware twice.
     extra = [] if any(isinstance(m, TodoListMiddleware) for m in setup.middleware) else [TodoListMiddleware()]
     return setup.create_agent(
