@@ -92,27 +92,27 @@ async def test_demo_model_streams_label_reasoning_and_calls_tools(project: Path)
         assert "The plan has 3 steps" in agent.client.text(sid)
 
 
-@pytest.mark.parametrize(
-    "prompt",
-    [
-        "read ../outside/secret.txt",
-        "read {outside}/secret.txt",
-        "read link.txt",
-        "list files in linkdir",
-        "list files in ..",
-        "search for TOP in linkdir",
-        "search for TOP in ..",
-    ],
-)
-async def test_default_tools_never_read_outside_the_session(project: Path, prompt: str) -> None:
-    prompt = prompt.format(outside=project.parent / "outside")
+OUTSIDE_PROMPTS = [
+    "read ../outside/secret.txt",
+    "read {outside}/secret.txt",
+    "read link.txt",
+    "list files in linkdir",
+    "list files in ..",
+    "search for TOP in linkdir",
+    "search for TOP in ..",
+]
+
+
+async def test_default_tools_never_read_outside_the_session(project: Path) -> None:
     async with harness.serve(DEFAULT_TARGET, env=_env(), cwd=project, isolate=False) as agent:
         sid = await agent.start()
-        stop, updates, dumped = await _turn(agent, sid, prompt)
-        assert stop == "end_turn"
-        assert _final_status(updates) == "failed"
-        assert "outside the session's directories" in dumped
-        assert SECRET not in dumped and "TODO leak" not in dumped
+        for prompt in OUTSIDE_PROMPTS:
+            prompt = prompt.format(outside=project.parent / "outside")
+            stop, updates, dumped = await _turn(agent, sid, prompt)
+            assert stop == "end_turn", prompt
+            assert _final_status(updates) == "failed", prompt
+            assert "outside the session's directories" in dumped, prompt
+            assert SECRET not in dumped and "TODO leak" not in dumped, prompt
 
 
 async def test_additional_directories_are_readable(project: Path, tmp_path: Path) -> None:
