@@ -74,6 +74,9 @@ class TerminalRenderer:
     def _chunk(self, kind: str, text: str, style: str | None) -> None:
         if self._stream != kind:
             self._end_stream()
+            if kind == "agent_thought_chunk" and self.console.color_system is None:
+                self.console.print(Text("thinking: ", style="dim"), end="")  # dim text does not show here
+                self._at_line_start = False
         self._stream = kind
         if text:
             self.console.print(Text(text, style=style or ""), end="")
