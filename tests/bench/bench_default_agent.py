@@ -78,7 +78,7 @@ async def run(runs: int) -> str:
     medians = {name: [statistics.median(t[i] for t in rows) for i in range(3)] for name, rows in times.items()}
     default, scripted = medians["default agent"], medians["scripted test agent"]
     rows = [
-        "| Measurement (median of %d) | default agent | scripted test agent | ratio |" % runs,
+        f"| Measurement (median of {runs}) | default agent | scripted test agent | ratio |",
         "|---|---|---|---|",
     ]
     for i, label in enumerate(("spawn → initialize", "spawn → session/new", "spawn → first answer")):
