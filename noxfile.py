@@ -10,7 +10,7 @@ import nox
 ROOT = Path(__file__).parent
 PLUGINS = sorted(p.name for p in (ROOT / "plugins").iterdir() if (p / "pyproject.toml").exists())
 EXAMPLE_PLUGINS = ["examples/plugin-titles", "examples/plugins/langacp-example-kinds"]
-TEST_DEPS = ["pytest>=8", "pytest-asyncio>=0.24", "pytest-timeout>=2", "hypothesis>=6"]
+TEST_DEPS = ["pytest>=8", "pytest-asyncio>=0.24", "pytest-timeout>=2", "hypothesis>=6", "pexpect>=4.8"]
 
 nox.options.sessions = ["tests", "lint", "typecheck"]
 nox.options.reuse_existing_virtualenvs = True

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 
 __all__ = ["main"]
+
+MODEL_ENV = "LANGACP_MODEL"
 
 
 def _plugin_args(parser: argparse.ArgumentParser) -> None:
@@ -31,9 +34,23 @@ def build_parser() -> argparse.ArgumentParser:
         help="serve an agent over stdin/stdout (what an editor runs)",
         description="Serve TARGET over the Agent Client Protocol on stdin/stdout. TARGET is "
         "module:attr or path/to/file.py:attr naming a per-session factory (recommended: plugins "
-        "can add middleware and tools) or a compiled LangGraph graph.",
+        "can add middleware and tools) or a compiled LangGraph graph. Without TARGET, langacp's "
+        "default agent (read-only file tools confined to the session's directories, a todo list) "
+        f"with the model from --model / {MODEL_ENV}, or, when none is set, the OFFLINE DEMO MODEL: "
+        "canned, deterministic answers to 'list files', 'read README.md', 'search for TODO', "
+        "'make a plan for ...', no API key needed, not a language model.",
     )
-    serve.add_argument("target", metavar="TARGET", help="module:attr or path/to/file.py:attr")
+    serve.add_argument(
+        "target",
+        metavar="TARGET",
+        nargs="?",
+        help="module:attr or path/to/file.py:attr (default: the built-in default agent)",
+    )
+    serve.add_argument(
+        "--model",
+        help=f"an init_chat_model string such as openai:gpt-4.1 or anthropic:claude-sonnet-4-5 (sets {MODEL_ENV}; "
+        "default: the offline demo model)",
+    )
     serve.add_argument("--store", default="memory", help="session store URL, e.g. memory (default)")
     serve.add_argument(
         "--log-level", default="warning", choices=["debug", "info", "warning", "error"], help="stderr log level"
@@ -42,6 +59,29 @@ def build_parser() -> argparse.ArgumentParser:
         "--recursion-limit", type=int, default=1000, help="LangGraph steps allowed per prompt (default 1000)"
     )
     _plugin_args(serve)
+
+    chat = sub.add_parser(
+        "chat",
+        help="talk to an agent in the terminal (default: the built-in default agent)",
+        description="A terminal ACP client. It starts AGENT COMMAND (default: 'langacp serve', the built-in "
+        "default agent; with no --model / LANGACP_MODEL that agent runs the OFFLINE DEMO MODEL, which "
+        "answers 'list files', 'read README.md', 'search for TODO', 'make a plan for ...' without an API key) "
+        "and streams its answers, thoughts, tool calls, plans and permission requests. Ctrl-C cancels the "
+        "running answer; a second Ctrl-C exits. With --prompt it runs one turn and exits with the stop "
+        "reason: 0 end_turn, 3 refusal, 4 max_tokens, 5 max_turn_requests, 130 cancelled, 1 error.",
+        usage="langacp chat [options] [-- AGENT COMMAND ...]",
+    )
+    chat.add_argument("agent_command", nargs="*", metavar="AGENT COMMAND", help="the agent to run, after --")
+    chat.add_argument("--prompt", metavar="TEXT", help="send TEXT, print the answer, exit with the stop reason")
+    chat.add_argument("--json", action="store_true", help="print every update as a JSON line (stdout)")
+    answer = chat.add_mutually_exclusive_group()
+    answer.add_argument("--yes", action="store_true", help="allow every permission request")
+    answer.add_argument("--no", action="store_true", help="reject every permission request")
+    chat.add_argument(
+        "--model", help="the default agent's model (an init_chat_model string); not with an AGENT COMMAND"
+    )
+    chat.add_argument("--cwd", help="the session's working directory (default: the current directory)")
+    chat.add_argument("-v", "--verbose", action="store_true", help="show the agent's stderr")
 
     plugins = sub.add_parser("plugins", help="list plugins: name, distribution, version, hooks, status")
     plugins.add_argument("--json", action="store_true", help="print JSON")
@@ -57,14 +97,27 @@ def _version() -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.command == "chat":
+        return _chat(args)
     from langacp.plugins import parse_plugin_options
 
     blocked, enabled = parse_plugin_options(args.plugin_options)
     if args.command == "serve":
         from langacp.server import serve
 
+        target = args.target
+        if args.model:
+            os.environ[MODEL_ENV] = args.model
+        if target is None:
+            error = _check_default_model()
+            if error:
+                print(f"langacp: {error}", file=sys.stderr)
+                return 2
+            from langacp.default_agent import DEFAULT_TARGET
+
+            target = DEFAULT_TARGET
         return serve(
-            args.target,
+            target,
             store=args.store,
             blocked=blocked,
             enabled=enabled,
@@ -74,6 +127,41 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "plugins":
         return _list_plugins(blocked, enabled, as_json=args.json)
     return 2
+
+
+def _chat(args: argparse.Namespace) -> int:
+    from langacp.chat.app import ChatOptions, default_agent_command, run_chat
+
+    if args.agent_command and args.model:
+        print("langacp chat: --model is for the default agent; pass it to your AGENT COMMAND instead", file=sys.stderr)
+        return 2
+    cwd = os.path.abspath(args.cwd or os.getcwd())
+    if not os.path.isdir(cwd):
+        print(f"langacp chat: no such directory: {cwd}", file=sys.stderr)
+        return 2
+    options = ChatOptions(
+        command=args.agent_command or default_agent_command(args.model),
+        prompt=args.prompt,
+        json=args.json,
+        policy="yes" if args.yes else "no" if args.no else "ask",
+        verbose=args.verbose,
+        cwd=cwd,
+    )
+    return run_chat(options)
+
+
+def _check_default_model() -> str | None:
+    """Why the default agent's model cannot be used (missing package or key), if so."""
+    model = os.environ.get(MODEL_ENV)
+    if not model:
+        return None
+    from langacp.default_agent.models import ModelError, check_model
+
+    try:
+        check_model(model)
+    except ModelError as exc:
+        return str(exc)
+    return None
 
 
 def _list_plugins(blocked: set[str], enabled: set[str], *, as_json: bool) -> int:

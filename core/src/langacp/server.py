@@ -83,7 +83,7 @@ def serve(
     if sys.stdin.isatty():
         print(
             "langacp serve speaks the Agent Client Protocol on stdin/stdout: an editor (Zed, …) or an "
-            "ACP client starts it. Press Ctrl-D to quit.",
+            "ACP client starts it. Press Ctrl-D to quit. To talk to it in a terminal: langacp chat",
             file=sys.stderr,
         )
     from langacp.agent import LangacpAgent

@@ -1,0 +1,421 @@
+"""Run ``langacp chat``: spawn the agent, open a session, read prompts, handle Ctrl-C.
+
+Ctrl-C while a prompt runs sends ``session/cancel`` (and cancels a pending permission
+question); a second Ctrl-C, or Ctrl-C / Ctrl-D at the prompt, exits. The agent runs in its own
+process group so the terminal's Ctrl-C reaches only us.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import os
+import signal
+import sys
+import threading
+from collections.abc import Awaitable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from langacp.chat.client import AnswerPolicy, ChatClient
+from langacp.chat.render import JsonRenderer, Renderer, TerminalRenderer
+
+if TYPE_CHECKING:
+    from acp.client.connection import ClientSideConnection
+    from acp.schema import PermissionOption
+
+# ``acp`` (about a second to import) is imported once the agent is spawned, so both start at once.
+
+__all__ = ["EXIT_CODES", "ChatOptions", "default_agent_command", "run_chat"]
+
+T = TypeVar("T")
+
+EXIT_CODES = {"end_turn": 0, "refusal": 3, "max_tokens": 4, "max_turn_requests": 5, "cancelled": 130}
+"""``--prompt``'s exit code for each stop reason (1: error, 2: usage)."""
+STDIO_LIMIT = 50 * 1024 * 1024
+STDERR_TAIL = 40
+
+
+def default_agent_command(model: str | None = None) -> list[str]:
+    """``langacp serve`` (the default agent) with this interpreter."""
+    return [sys.executable, "-m", "langacp.cli", "serve", *(["--model", model] if model else [])]
+
+
+@dataclass
+class ChatOptions:
+    command: Sequence[str]
+    prompt: str | None = None
+    json: bool = False
+    policy: AnswerPolicy = "ask"
+    verbose: bool = False
+    cwd: str = field(default_factory=os.getcwd)
+
+
+class AgentExited(Exception):
+    """The agent process ended while we waited for it."""
+
+
+class LineReader:
+    """Lines from stdin for asyncio, without a blocking thread when stdin can be polled."""
+
+    def __init__(self) -> None:
+        self.lines: asyncio.Queue[str | None] = asyncio.Queue()
+        self._buffer = b""
+        self._fd = sys.stdin.fileno()
+        loop = asyncio.get_running_loop()
+        try:
+            loop.add_reader(self._fd, self._readable)
+            self._polled = True
+        except (OSError, ValueError, NotImplementedError):  # a regular file cannot be polled
+            self._polled = False
+            threading.Thread(target=self._read_blocking, args=(loop,), daemon=True).start()
+
+    def _readable(self) -> None:
+        try:
+            data = os.read(self._fd, 65536)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        if not data:
+            asyncio.get_running_loop().remove_reader(self._fd)
+            if self._buffer:
+                self.lines.put_nowait(self._buffer.decode(errors="replace"))
+            self.lines.put_nowait(None)
+            return
+        self._buffer += data
+        *complete, self._buffer = self._buffer.split(b"\n")
+        for line in complete:
+            self.lines.put_nowait(line.decode(errors="replace").rstrip("\r"))
+
+    def _read_blocking(self, loop: asyncio.AbstractEventLoop) -> None:
+        for line in sys.stdin:
+            loop.call_soon_threadsafe(self.lines.put_nowait, line.rstrip("\r\n"))
+        loop.call_soon_threadsafe(self.lines.put_nowait, None)
+
+    async def readline(self) -> str | None:
+        """The next line, or ``None`` at end of input (which then stays the answer)."""
+        line = await self.lines.get()
+        if line is None:
+            self.lines.put_nowait(None)
+        return line
+
+    def close(self) -> None:
+        if self._polled:
+            with contextlib.suppress(Exception):
+                asyncio.get_running_loop().remove_reader(self._fd)
+
+
+class Chat:
+    """One ``langacp chat`` run."""
+
+    def __init__(self, options: ChatOptions) -> None:
+        self.options = options
+        self.renderer: Renderer = JsonRenderer() if options.json else TerminalRenderer()
+        self.interactive = options.prompt is None
+        self.lines: LineReader | None = None
+        self.process: asyncio.subprocess.Process | None = None
+        self.conn: ClientSideConnection | None = None
+        self.session_id = ""
+        self.modes: Any = None
+        self.exited: asyncio.Task[int] | None = None
+        self.stderr_tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL)
+        self.drain: asyncio.Task[None] | None = None
+        self.turn: asyncio.Task[Any] | None = None
+        self.cancel_sent = False
+        self._cancelling: asyncio.Future[None] | None = None
+        self.question: asyncio.Future[None] | None = None
+        self.main: asyncio.Task[Any] | None = None
+
+    # -- agent process -------------------------------------------------------------------------
+
+    async def _spawn(self) -> None:
+        command = list(self.options.command)
+        self.process = await asyncio.create_subprocess_exec(
+            *command,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            limit=STDIO_LIMIT,
+            start_new_session=True,  # the terminal's Ctrl-C is ours to turn into session/cancel
+        )
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.exited = asyncio.ensure_future(self.process.wait())
+        self.drain = asyncio.ensure_future(self._drain_stderr())
+        from acp.client.connection import ClientSideConnection
+
+        client = ChatClient(self.renderer, self.options.policy, self._ask if self._can_ask() else None)
+        self.conn = ClientSideConnection(
+            client,  # type: ignore[arg-type] # an acp Client by protocol
+            self.process.stdin,
+            self.process.stdout,
+            use_unstable_protocol=True,
+        )
+
+    async def _drain_stderr(self) -> None:
+        """Read the agent's stderr as it comes (an unread pipe would block the agent)."""
+        assert self.process is not None and self.process.stderr is not None
+        pending = b""
+        while data := await self.process.stderr.read(65536):
+            *lines, pending = (pending + data).split(b"\n")
+            for raw in lines:
+                self._agent_line(raw.decode(errors="replace"))
+        if pending:
+            self._agent_line(pending.decode(errors="replace"))
+
+    def _agent_line(self, line: str) -> None:
+        self.stderr_tail.append(line)
+        if self.options.verbose:
+            self.renderer.agent_log(line)
+
+    async def _request(self, call: Awaitable[T]) -> T:
+        """Await an ACP request, or raise :class:`AgentExited` if the agent dies first."""
+        assert self.exited is not None
+        task = asyncio.ensure_future(call)
+        try:
+            await asyncio.wait({task, self.exited}, return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:
+            task.cancel()
+            raise
+        if not task.done():
+            task.cancel()
+            raise AgentExited()
+        try:
+            return task.result()
+        except (ConnectionError, BrokenPipeError) as exc:  # the pipe closed before we saw the exit
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(self.exited), 2.0)
+            raise AgentExited() from exc
+
+    async def _report_exit(self) -> None:
+        assert self.exited is not None
+        if self.drain is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(asyncio.shield(self.drain), 2.0)
+        code = self.exited.result() if self.exited.done() else None
+        self.renderer.error(f"the agent exited (code {code}): {' '.join(self.options.command)}")
+        if not self.options.verbose:
+            for line in self.stderr_tail:
+                self.renderer.agent_log(line)
+
+    async def _stop_agent(self) -> None:
+        if self.conn is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.conn.close(), 1.0)
+        process = self.process
+        if process is None:
+            return
+        if process.stdin is not None:
+            with contextlib.suppress(Exception):
+                process.stdin.close()
+        for stop in (None, process.terminate, process.kill):
+            if stop is not None and process.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    stop()
+            try:
+                await asyncio.wait_for(process.wait(), 2.0)
+                break
+            except TimeoutError:
+                continue
+        if self.drain is not None:
+            self.drain.cancel()
+
+    # -- Ctrl-C and permission questions -------------------------------------------------------
+
+    def _on_sigint(self) -> None:
+        if self.turn is not None and not self.turn.done() and not self.cancel_sent:
+            self.cancel_sent = True
+            self.renderer.info("⏹ cancelling… (Ctrl-C again to exit)")
+            if self.question is not None and not self.question.done():
+                self.question.set_result(None)
+            if self.conn is not None:
+                self._cancelling = asyncio.ensure_future(self.conn.cancel(session_id=self.session_id))
+            return
+        if self.main is not None:
+            self.main.cancel()
+
+    def _can_ask(self) -> bool:
+        return self.interactive or sys.stdin.isatty()
+
+    async def _ask(self, options: list[PermissionOption]) -> PermissionOption | None:
+        """Ask which offered option to take; ``None`` if the user cancels (Ctrl-C) or input ends."""
+        assert self.lines is not None
+        question: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.question = question
+        try:
+            while True:
+                self._show_prompt(f"choose 1-{len(options)}: ")
+                line_task = asyncio.ensure_future(self.lines.readline())
+                waiting: list[asyncio.Future[Any]] = [line_task, question]
+                await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+                if question.done():
+                    line_task.cancel()
+                    return None
+                line = line_task.result()
+                if line is None:
+                    return None
+                option = _choose(line.strip(), options)
+                if option is not None:
+                    return option
+                self.renderer.info(f"type a number from 1 to {len(options)} (or the option's name)")
+        finally:
+            self.question = None
+
+    def _show_prompt(self, text: str) -> None:
+        if isinstance(self.renderer, TerminalRenderer):
+            self.renderer._end_stream()
+            self.renderer.console.print(text, end="", style="bold", markup=False, highlight=False)
+        elif sys.stdin.isatty():
+            sys.stderr.write(text)
+            sys.stderr.flush()
+
+    # -- session and turns ---------------------------------------------------------------------
+
+    async def _open(self) -> None:
+        assert self.conn is not None
+        from acp.schema import ClientCapabilities, Implementation
+
+        from langacp import __version__
+
+        await self._request(
+            self.conn.initialize(
+                protocol_version=1,
+                client_capabilities=ClientCapabilities(),
+                client_info=Implementation(name="langacp-chat", title="langacp chat", version=__version__),
+            )
+        )
+        response = await self._request(self.conn.new_session(cwd=self.options.cwd, mcp_servers=[]))
+        self.session_id = response.session_id
+        self.modes = response.modes
+        if self.modes is not None:
+            self.renderer.mode_changed(self.modes.current_mode_id)
+
+    async def _turn(self, text: str) -> str:
+        """Send one prompt; returns its stop reason, or ``"error"``."""
+        assert self.conn is not None
+        from acp import RequestError, text_block
+
+        self.cancel_sent = False
+        self.turn = asyncio.ensure_future(
+            self._request(self.conn.prompt(session_id=self.session_id, prompt=[text_block(text)]))
+        )
+        try:
+            response = await self.turn
+        except RequestError as exc:
+            self.renderer.error(f"error: {_describe(exc)}")
+            return "error"
+        finally:
+            self.turn = None
+        stop_reason = str(response.stop_reason)
+        self.renderer.turn_end(self.session_id, stop_reason)
+        return stop_reason
+
+    async def _local_command(self, line: str) -> bool:
+        """Handle ``/exit``, ``/quit`` and ``/mode``; ``False`` if ``line`` is for the agent."""
+        name, _, argument = line[1:].partition(" ")
+        if name in ("exit", "quit"):
+            raise EOFError
+        if name == "mode" and self.modes is not None:
+            assert self.conn is not None
+            from acp import RequestError
+
+            available = [m.id for m in self.modes.available_modes]
+            if not argument:
+                self.renderer.info(f"mode: {self.modes.current_mode_id} (available: {', '.join(available)})")
+                return True
+            try:
+                await self._request(self.conn.set_session_mode(session_id=self.session_id, mode_id=argument.strip()))
+            except RequestError as exc:
+                self.renderer.error(f"error: {_describe(exc)}")
+                return True
+            self.modes.current_mode_id = argument.strip()
+            self.renderer.mode_changed(self.modes.current_mode_id)
+            return True
+        return False
+
+    async def _interactive(self) -> int:
+        assert self.lines is not None
+        self.renderer.info("langacp chat · Ctrl-C cancels a running answer · Ctrl-C at the prompt or Ctrl-D exits")
+        while True:
+            self._show_prompt("> ")
+            line = await self.lines.readline()
+            if line is None:
+                return 0
+            if not sys.stdin.isatty():  # a terminal echoes what is typed; piped input is shown here
+                self.renderer.info(line)
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                if line.startswith("/") and await self._local_command(line):
+                    continue
+            except EOFError:
+                return 0
+            await self._turn(line)
+
+    async def run(self) -> int:
+        self.main = asyncio.current_task()
+        loop = asyncio.get_running_loop()
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(signal.SIGINT, self._on_sigint)
+        try:
+            try:
+                await self._spawn()
+            except OSError as exc:
+                self.renderer.error(f"cannot start the agent {' '.join(self.options.command)}: {exc}")
+                return 1
+            if self._can_ask():
+                self.lines = LineReader()
+            from acp import RequestError
+
+            try:
+                await self._open()
+                if self.options.prompt is not None:
+                    stop_reason = await self._turn(self.options.prompt)
+                    return EXIT_CODES.get(stop_reason, 1)
+                return await self._interactive()
+            except AgentExited:
+                await self._report_exit()
+                return 1
+            except RequestError as exc:
+                self.renderer.error(f"error: {_describe(exc)}")
+                if not self.options.verbose:
+                    self.renderer.info("(run with --verbose to see the agent's log)")
+                return 1
+        except asyncio.CancelledError:  # Ctrl-C with no turn to cancel
+            return 0 if self.interactive else 130
+        finally:
+            with contextlib.suppress(Exception):
+                loop.remove_signal_handler(signal.SIGINT)
+            if self.lines is not None:
+                self.lines.close()
+            await self._stop_agent()
+
+
+def _choose(answer: str, options: list[PermissionOption]) -> PermissionOption | None:
+    if answer.isdigit() and 1 <= int(answer) <= len(options):
+        return options[int(answer) - 1]
+    lowered = answer.lower()
+    if lowered:
+        for option in options:
+            if option.name.lower().startswith(lowered) or option.option_id.lower() == lowered:
+                return option
+    return None
+
+
+def _describe(exc: Any) -> str:
+    """A JSON-RPC error (``acp.RequestError``) as one line, with its details."""
+    data = exc.data
+    details = data.get("details") if isinstance(data, dict) else data
+    return f"{exc} ({details})" if details else str(exc)
+
+
+def run_chat(options: ChatOptions) -> int:
+    """Run the chat until the user exits (or, with ``--prompt``, one turn); returns the exit code."""
+    if options.json:
+        sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
+    try:
+        return asyncio.run(Chat(options).run())
+    except KeyboardInterrupt:
+        return 130

@@ -1,0 +1,282 @@
+"""How ``langacp chat`` prints: :class:`TerminalRenderer` (rich) or :class:`JsonRenderer` (JSON lines)."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import sys
+from dataclasses import dataclass, field
+from typing import IO, TYPE_CHECKING, Any, Protocol
+
+from rich.console import Console
+from rich.text import Text
+
+if TYPE_CHECKING:
+    from acp.schema import PermissionOption, ToolCallUpdate
+
+__all__ = ["JsonRenderer", "Renderer", "TerminalRenderer", "dump"]
+
+PREVIEW_LINES = 4
+DIFF_LINES = 80
+STATUS_MARK = {"pending": "…", "in_progress": "⋯", "completed": "✓", "failed": "✗"}
+PLAN_MARK = {"pending": "[ ]", "in_progress": "[~]", "completed": "[x]"}
+
+
+def dump(model: Any) -> Any:
+    """An ACP schema model as JSON-ready data, with the protocol's camelCase names."""
+    if hasattr(model, "model_dump"):
+        return model.model_dump(mode="json", by_alias=True, exclude_none=True)
+    return model
+
+
+class Renderer(Protocol):
+    """What the chat client reports; both renderers implement it."""
+
+    def update(self, session_id: str, update: Any) -> None: ...
+    def permission(self, tool_call: ToolCallUpdate, options: list[PermissionOption]) -> None: ...
+    def permission_answer(self, tool_call: ToolCallUpdate, option: PermissionOption | None, how: str) -> None: ...
+    def turn_end(self, session_id: str, stop_reason: str) -> None: ...
+    def mode_changed(self, mode_id: str) -> None: ...
+    def info(self, text: str) -> None: ...
+    def error(self, text: str) -> None: ...
+    def agent_log(self, line: str) -> None: ...
+
+
+@dataclass
+class _Call:
+    title: str = ""
+    kind: str = "other"
+    status: str = "pending"
+    locations: set[str] = field(default_factory=set)
+
+
+class TerminalRenderer:
+    """Streams text, dims thoughts, shows tool calls, plans, modes and usage for a human."""
+
+    def __init__(self, console: Console | None = None, err: Console | None = None) -> None:
+        self.console = console or Console(highlight=False, soft_wrap=True)
+        self.err = err or Console(stderr=True, highlight=False, soft_wrap=True)
+        self.calls: dict[str, _Call] = {}
+        self.usage: Any = None
+        self.mode: str | None = None
+        self._stream: str | None = None  # the kind of chunk being streamed
+        self._at_line_start = True
+
+    # -- text ----------------------------------------------------------------------------------
+
+    def _end_stream(self) -> None:
+        """Close a streamed line so the next output starts on its own line."""
+        if not self._at_line_start:
+            self.console.print()
+            self._at_line_start = True
+        self._stream = None
+
+    def _chunk(self, kind: str, text: str, style: str | None) -> None:
+        if self._stream != kind:
+            self._end_stream()
+            if kind == "agent_thought_chunk" and self.console.color_system is None:
+                self.console.print(Text("thinking: ", style="dim"), end="")  # dim text does not show here
+                self._at_line_start = False
+        self._stream = kind
+        if text:
+            self.console.print(Text(text, style=style or ""), end="")
+            self._at_line_start = text.endswith("\n")
+
+    def line(self, text: str | Text, style: str | None = None) -> None:
+        self._end_stream()
+        self.console.print(text if isinstance(text, Text) else Text(text, style=style or ""))
+
+    # -- updates -------------------------------------------------------------------------------
+
+    def update(self, session_id: str, update: Any) -> None:
+        kind = update.session_update
+        if kind == "agent_message_chunk":
+            self._chunk(kind, _content_text(update.content), None)
+        elif kind == "agent_thought_chunk":
+            self._chunk(kind, _content_text(update.content), "dim italic")
+        elif kind == "user_message_chunk":
+            self._chunk(kind, _content_text(update.content), "bold")
+        elif kind in ("tool_call", "tool_call_update"):
+            self._tool_call(update, started=kind == "tool_call")
+        elif kind == "plan":
+            self._plan(update.entries)
+        elif kind == "plan_update":
+            self.line(f"plan: {json.dumps(dump(update.plan))[:400]}", "cyan")
+        elif kind == "current_mode_update":
+            self.mode_changed(update.current_mode_id)
+        elif kind == "usage_update":
+            self.usage = update
+        elif kind == "available_commands_update":
+            names = ", ".join(f"/{c.name}" for c in update.available_commands)
+            self.line(f"commands: {names}" if names else "commands: none", "dim")
+        elif kind == "session_info_update":
+            if getattr(update, "title", None):
+                self.line(f"session: {update.title}", "dim")
+        elif kind == "config_option_update":
+            options = ", ".join(f"{o.name}={getattr(o, 'current_value', '?')}" for o in update.config_options)
+            self.line(f"config: {options}", "dim")
+        else:
+            self.line(f"{kind}: {json.dumps(dump(update))[:200]}", "dim")
+
+    def _tool_call(self, update: Any, *, started: bool) -> None:
+        call = self.calls.setdefault(update.tool_call_id, _Call(title=update.tool_call_id))
+        new_title = bool(update.title) and update.title != call.title
+        if update.title:
+            call.title = update.title
+        if update.kind:
+            call.kind = update.kind
+        status_changed = bool(update.status) and update.status != call.status
+        if update.status:
+            call.status = update.status
+        if started:
+            head = Text("● ", style="cyan")
+            head.append(call.title, style="bold")
+            head.append(f" ({call.kind})", style="cyan")
+            head.append(f" {call.status}", style="dim")
+            self.line(head)
+        elif new_title:
+            self.line(Text(f"  ↳ {call.title} ({call.kind})", style="cyan"))
+        for location in update.locations or []:
+            where = location.path + (f":{location.line}" if location.line is not None else "")
+            if where not in call.locations:
+                call.locations.add(where)
+                self.line(f"  at {where}", "dim")
+        for content in update.content or []:
+            self._tool_content(content)
+        if status_changed and not started:
+            style = {"completed": "green", "failed": "red"}.get(call.status, "dim")
+            self.line(Text(f"  {STATUS_MARK.get(call.status, '·')} {call.title} {call.status}", style=style))
+
+    def _tool_content(self, content: Any) -> None:
+        if content.type == "diff":
+            self._diff(content.path, content.old_text, content.new_text)
+        elif content.type == "terminal":
+            self.line(f"  terminal {content.terminal_id}", "dim")
+        else:
+            text = _content_text(content.content)
+            lines = text.splitlines()
+            for line in lines[:PREVIEW_LINES]:
+                self.line(Text(f"  │ {line}", style="dim"))
+            if len(lines) > PREVIEW_LINES:
+                self.line(Text(f"  │ … {len(lines) - PREVIEW_LINES} more lines", style="dim"))
+
+    def _diff(self, path: str, old: str | None, new: str) -> None:
+        self.line(Text(f"  diff {path}", style="bold"))
+        diff = list(
+            difflib.unified_diff((old or "").splitlines(), new.splitlines(), "a/" + path, "b/" + path, lineterm="")
+        )
+        for line in diff[:DIFF_LINES]:
+            style = "green" if line.startswith("+") else "red" if line.startswith("-") else "dim"
+            self.line(Text(f"  {line}", style=style))
+        if len(diff) > DIFF_LINES:
+            self.line(f"  … {len(diff) - DIFF_LINES} more diff lines", "dim")
+
+    def _plan(self, entries: list[Any]) -> None:
+        self.line(Text("Plan:", style="bold cyan"))
+        for entry in entries:
+            mark = PLAN_MARK.get(entry.status, "[?]")
+            style = {"completed": "green", "in_progress": "yellow"}.get(entry.status, "")
+            self.line(Text(f"  {mark} {entry.content}", style=style))
+
+    def mode_changed(self, mode_id: str) -> None:
+        """Show a mode change once (the agent's update and our own request may both report it)."""
+        if mode_id != self.mode:
+            self.mode = mode_id
+            self.line(f"mode → {mode_id}", "magenta")
+
+    # -- permissions ---------------------------------------------------------------------------
+
+    def permission(self, tool_call: ToolCallUpdate, options: list[PermissionOption]) -> None:
+        title = tool_call.title or tool_call.tool_call_id
+        head = Text("? ", style="bold yellow")
+        head.append(f"Allow {title}", style="bold")
+        if tool_call.kind:
+            head.append(f" ({tool_call.kind})", style="yellow")
+        head.append("?")
+        self.line(head)
+        if tool_call.raw_input is not None:
+            self.line(f"  input: {json.dumps(tool_call.raw_input, ensure_ascii=False)[:300]}", "dim")
+        for location in tool_call.locations or []:
+            self.line(f"  at {location.path}" + (f":{location.line}" if location.line is not None else ""), "dim")
+        for content in tool_call.content or []:
+            self._tool_content(content)
+        choices = "   ".join(f"{n}) {o.name}" for n, o in enumerate(options, 1))
+        self.line(Text(f"  {choices}", style="yellow"))
+
+    def permission_answer(self, tool_call: ToolCallUpdate, option: PermissionOption | None, how: str) -> None:
+        answer = option.name if option is not None else "cancelled"
+        self.line(f"  → {answer}{f' ({how})' if how else ''}", "dim")
+
+    # -- turn, messages ------------------------------------------------------------------------
+
+    def turn_end(self, session_id: str, stop_reason: str) -> None:
+        self._end_stream()
+        parts = [] if stop_reason == "end_turn" else [f"stop: {stop_reason}"]
+        if self.usage is not None:
+            parts.append(f"context {self.usage.used}/{self.usage.size} tokens")
+            cost = getattr(self.usage, "cost", None)
+            if cost is not None:
+                parts.append(f"{cost.amount} {cost.currency}")
+            self.usage = None
+        if parts:
+            self.line(" · ".join(parts), "dim")
+
+    def info(self, text: str) -> None:
+        self.line(text, "dim")
+
+    def error(self, text: str) -> None:
+        self._end_stream()
+        self.err.print(Text(text, style="bold red"))
+
+    def agent_log(self, line: str) -> None:
+        self.err.print(Text(f"agent: {line}", style="dim"))
+
+
+class JsonRenderer:
+    """One JSON object per line on stdout: every update, permission request and stop reason."""
+
+    def __init__(self, out: IO[str] | None = None, err: Console | None = None) -> None:
+        self.out = out or sys.stdout
+        self.err = err or Console(stderr=True, highlight=False, soft_wrap=True)
+
+    def _emit(self, data: dict[str, Any]) -> None:
+        self.out.write(json.dumps(data, ensure_ascii=False) + "\n")
+        self.out.flush()
+
+    def update(self, session_id: str, update: Any) -> None:
+        self._emit({"sessionId": session_id, "update": dump(update)})
+
+    def permission(self, tool_call: ToolCallUpdate, options: list[PermissionOption]) -> None:
+        self._emit({"requestPermission": {"toolCall": dump(tool_call), "options": [dump(o) for o in options]}})
+
+    def permission_answer(self, tool_call: ToolCallUpdate, option: PermissionOption | None, how: str) -> None:
+        outcome = {"outcome": "selected", "optionId": option.option_id} if option else {"outcome": "cancelled"}
+        self._emit({"permissionOutcome": {"toolCallId": tool_call.tool_call_id, **outcome}})
+        if how:
+            self.info(f"permission for {tool_call.title or tool_call.tool_call_id}: {outcome['outcome']} ({how})")
+
+    def turn_end(self, session_id: str, stop_reason: str) -> None:
+        self._emit({"sessionId": session_id, "stopReason": stop_reason})
+
+    def mode_changed(self, mode_id: str) -> None:
+        self.info(f"mode → {mode_id}")
+
+    def info(self, text: str) -> None:
+        self.err.print(Text(text, style="dim"))
+
+    def error(self, text: str) -> None:
+        self.err.print(Text(text, style="bold red"))
+
+    def agent_log(self, line: str) -> None:
+        self.err.print(Text(f"agent: {line}", style="dim"))
+
+
+def _content_text(content: Any) -> str:
+    if content is None:
+        return ""
+    text = getattr(content, "text", None)
+    if isinstance(text, str):
+        return text
+    kind = getattr(content, "type", "content")
+    uri = getattr(content, "uri", None) or getattr(getattr(content, "resource", None), "uri", None)
+    return f"[{kind}{' ' + uri if uri else ''}]"

@@ -1,0 +1,46 @@
+"""The default agent's per-session factory: ``langacp serve`` with no TARGET serves :func:`agent`."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from langacp.default_agent.fs_tools import make_fs_tools
+from langacp.default_agent.models import MODEL_ENV, load_model
+from langacp.target import SessionSetup
+
+__all__ = ["SYSTEM_PROMPT", "agent"]
+
+SYSTEM_PROMPT = (
+    "You are langacp's default agent, a helpful assistant working in the user's project at {cwd}. "
+    "You can list, read and search its files (read-only; paths are relative to the project). "
+    "For multi-step work, keep a todo list with write_todos. Be concise."
+)
+
+_model: Any = None
+
+
+def _shared_model() -> Any:
+    """One model per process (chat models are stateless and safe to share between sessions)."""
+    global _model
+    if _model is None:
+        _model = load_model(os.environ.get(MODEL_ENV) or None)
+    return _model
+
+
+def agent(setup: SessionSetup) -> Any:
+    """Build the default agent for one session: file tools confined to its directories, a todo list."""
+    from langchain.agents.middleware import TodoListMiddleware
+
+    session = setup.session
+    # A plugin's tool of the same name (e.g. one reading through the editor) replaces ours.
+    contributed = {getattr(t, "name", None) for t in setup.tools}
+    tools = [t for t in make_fs_tools(session.cwd, session.additional_directories) if t.name not in contributed]
+    # A plugin may already contribute a todo list; create_agent rejects the same middleware twice.
+    extra = [] if any(isinstance(m, TodoListMiddleware) for m in setup.middleware) else [TodoListMiddleware()]
+    return setup.create_agent(
+        _shared_model(),
+        tools=tools,
+        system_prompt=SYSTEM_PROMPT.format(cwd=session.cwd),
+        middleware=extra,
+    )

@@ -1,0 +1,232 @@
+"""The offline demo model: what the default agent runs when no model is configured.
+
+It is not a language model. It recognises a few requests and answers them deterministically,
+so every protocol feature can be seen without an API key: streamed text and a short reasoning,
+tool calls (``list files``, ``read README.md``, ``search for TODO``), a plan (``make a plan for
+…``) and a long answer to cancel (``count to 200``). Every turn's answer starts with
+:data:`LABEL`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from typing import Any
+
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage, ToolMessage
+from pydantic import Field
+
+from langacp.testing.model import Reply, ScriptedChatModel, ScriptedToolCall
+
+__all__ = ["LABEL", "MODEL_NAME", "DemoChatModel", "demo_reply"]
+
+MODEL_NAME = "langacp-offline-demo"
+LABEL = "[offline demo model — set --model or LANGACP_MODEL for a real one]"
+HELP = (
+    "I am not a language model: I only understand a few requests. Try:\n"
+    "- `list files` (or `list files in docs`)\n"
+    "- `read README.md`\n"
+    "- `search for TODO`\n"
+    "- `make a plan for adding a feature`\n"
+    "- `count to 100` (press Ctrl-C to cancel)"
+)
+MAX_COUNT = 1000
+
+_PLAN = re.compile(
+    r"^(?:please\s+)?(?:make|create|write|draw up|give me)\s+(?:me\s+)?(?:a\s+)?plan\s+(?:for|to|of)\s+(.+)$"
+)
+_PLAN_SHORT = re.compile(r"^plan\s+(.+)$")
+_LIST = re.compile(
+    r"^(?:please\s+)?(?:list|ls|show)(?:\s+(?:the|all|my))?(?:\s+files?)?(?:\s+(?:in|under|of)\s+(.+))?$"
+)
+_READ = re.compile(r"^(?:please\s+)?(?:read|open|cat|view|show)\s+(?:me\s+)?(?:the\s+)?(?:file\s+)?(\S+)$")
+_SEARCH = re.compile(r"^(?:please\s+)?(?:search|grep|look|find)\s+(?:for\s+)?(.+?)(?:\s+(?:in|under)\s+(\S+))?$")
+_COUNT = re.compile(r"^count\s+to\s+(\d+)$")
+
+
+def _unquote(text: str) -> str:
+    text = text.strip()
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"`":
+        return text[1:-1]
+    return text
+
+
+def _turn(messages: list[BaseMessage]) -> tuple[str, list[ToolMessage], dict[str, dict[str, Any]]]:
+    """The last user request, the tool results after it, and the args of every tool call by id."""
+    results: list[ToolMessage] = []
+    request = ""
+    for message in reversed(messages):
+        if isinstance(message, ToolMessage):
+            results.append(message)
+        elif isinstance(message, HumanMessage):
+            request = message.text.strip()
+            break
+    calls = {tc["id"] or "": tc["args"] for m in messages if isinstance(m, AIMessage) for tc in m.tool_calls}
+    return request, list(reversed(results)), calls
+
+
+def _call(name: str, args: dict[str, Any], intro: str, reasoning: str) -> Reply:
+    return Reply(reasoning=f"{reasoning}\n", text=f"{LABEL}\n\n{intro}\n\n", tool_calls=[ScriptedToolCall(name, args)])
+
+
+def _plan_todos(goal: str) -> list[dict[str, str]]:
+    return [
+        {"content": f"Explore the code involved in {goal}", "status": "in_progress"},
+        {"content": f"Make the changes for {goal}", "status": "pending"},
+        {"content": f"Test {goal} and update the docs", "status": "pending"},
+    ]
+
+
+def _first_request(request: str) -> Reply:
+    """The first answer of a turn: a tool call, or text."""
+    text = re.sub(r"(?<=\w)[.!?]+$", "", request.strip())  # a sentence's full stop, not a path's ".."
+    lower = text.lower()
+    if match := _PLAN.match(lower) or _PLAN_SHORT.match(lower):
+        goal = text[match.start(1) : match.end(1)]
+        return _call(
+            "write_todos",
+            {"todos": _plan_todos(goal)},
+            f"Here is a plan for {goal}.",
+            f"The user wants a plan for {goal}; I will write it as a todo list.",
+        )
+    if match := _COUNT.match(lower):
+        n = min(int(match.group(1)), MAX_COUNT)
+        numbers = " ".join(str(i) for i in range(1, n + 1))
+        return Reply(reasoning=f"Counting from 1 to {n}, slowly.", text=f"{LABEL}\n\n{numbers}\n")
+    if match := _LIST.match(lower):
+        path = _unquote(text[match.start(1) : match.end(1)]) if match.group(1) else "."
+        return _call(
+            "list_files",
+            {"path": path},
+            f"Let me list the files in `{path}`.",
+            f"The user wants to see the files in {path}: I will call list_files.",
+        )
+    if match := _SEARCH.match(lower):
+        pattern = _unquote(text[match.start(1) : match.end(1)])
+        args = {"pattern": pattern}
+        if match.group(2):
+            args["path"] = _unquote(text[match.start(2) : match.end(2)])
+        return _call(
+            "search_files",
+            args,
+            f"Let me search for `{pattern}`.",
+            f"The user is looking for {pattern!r}: I will call search_files.",
+        )
+    if match := _READ.match(lower):
+        path = _unquote(text[match.start(1) : match.end(1)])
+        return _call(
+            "read_file",
+            {"path": path},
+            f"Let me read `{path}`.",
+            f"The user wants to read {path}: I will call read_file.",
+        )
+    if lower in ("", "hi", "hello", "hey", "help", "?"):
+        return Reply(reasoning="A greeting: I will say what I can do.", text=f"{LABEL}\n\nHello! {HELP}\n")
+    return Reply(
+        reasoning="I do not recognise this request, so I will explain what I can do.",
+        text=f"{LABEL}\n\nYou said: {request}\n\n{HELP}\n",
+    )
+
+
+def _summarise(result: ToolMessage, args: dict[str, Any]) -> Reply:
+    """The answer once a tool has run."""
+    name = result.name or "the tool"
+    text = result.text
+    if result.status == "error":
+        return Reply(
+            reasoning=f"{name} failed; I will tell the user why.\n",
+            text=f"{name} failed: {text}",
+        )
+    summarise: Callable[[str, dict[str, Any]], str] = _SUMMARIES.get(name, _summarise_other)
+    return Reply(reasoning=f"{name} returned; I will summarise what it found.\n", text=summarise(text, args))
+
+
+def _summarise_list(text: str, args: dict[str, Any]) -> str:
+    path = args.get("path", ".")
+    entries = [line for line in text.splitlines() if line and not line.startswith("…")]
+    if len(entries) == 1 and entries[0].endswith("(empty directory)"):
+        return f"`{path}` is empty."
+    dirs = [e for e in entries if e.endswith("/")]
+    shown = ", ".join(f"`{e}`" for e in entries[:12])
+    more = f" and {len(entries) - 12} more" if len(entries) > 12 else ""
+    return (
+        f"`{path}` has {len(entries)} entries ({len(dirs)} directories, {len(entries) - len(dirs)} files): "
+        f"{shown}{more}."
+    )
+
+
+def _summarise_read(text: str, args: dict[str, Any]) -> str:
+    path = args.get("path", "the file")
+    lines = text.splitlines()
+    first = [line for line in lines if not line.startswith("… (")][:5]
+    quoted = "\n".join(f"> {line}" if line else ">" for line in first)
+    return f"`{path}` starts with:\n\n{quoted}\n\n({len(lines)} lines read.)"
+
+
+def _summarise_search(text: str, args: dict[str, Any]) -> str:
+    pattern = args.get("pattern", "")
+    lines = text.splitlines()
+    if not lines or lines[0].startswith("No matches"):
+        return f"No matches for `{pattern}`."
+    matches = [line for line in lines[1:] if not line.startswith("…")]
+    files = {m.split(":", 1)[0] for m in matches}
+    first = "\n".join(f"- {m}" for m in matches[:5])
+    more = " (and more, not shown)" if lines[-1].startswith("…") else ""
+    return f"Found {len(matches)} matches{more} for `{pattern}` in {len(files)} files. The first:\n\n{first}"
+
+
+def _summarise_todos(text: str, args: dict[str, Any]) -> str:
+    todos = args.get("todos") or []
+    steps = "\n".join(f"{i}. {t.get('content', '')} ({t.get('status', 'pending')})" for i, t in enumerate(todos, 1))
+    return f"The plan has {len(todos)} steps:\n\n{steps}"
+
+
+def _summarise_other(text: str, args: dict[str, Any]) -> str:
+    return f"The tool returned: {text[:500]}"
+
+
+_SUMMARIES: dict[str, Callable[[str, dict[str, Any]], str]] = {
+    "list_files": _summarise_list,
+    "read_file": _summarise_read,
+    "search_files": _summarise_search,
+    "write_todos": _summarise_todos,
+}
+
+
+def demo_reply(messages: list[BaseMessage]) -> Reply:
+    """The demo model's deterministic answer to a conversation."""
+    request, results, calls = _turn(messages)
+    if results:
+        last = results[-1]
+        return _summarise(last, calls.get(last.tool_call_id, {}))
+    return _first_request(request)
+
+
+def _default_delay() -> float:
+    try:
+        return float(os.environ.get("LANGACP_DEMO_DELAY", "0.02"))
+    except ValueError:
+        return 0.02
+
+
+class DemoChatModel(ScriptedChatModel):
+    """The offline demo model: a real chat model (tools, streaming) with canned answers."""
+
+    responder: Callable[[list[BaseMessage]], Reply | str] | None = demo_reply
+    chunk_size: int = 2
+    token_delay: float = Field(default_factory=_default_delay)
+    """Seconds between streamed chunks (``LANGACP_DEMO_DELAY``; default 0.02) so streaming is visible."""
+
+    @property
+    def _llm_type(self) -> str:
+        return MODEL_NAME
+
+    @property
+    def _identifying_params(self) -> dict[str, Any]:
+        return {"model_name": MODEL_NAME}
+
+    def _chunks(self, messages: list[BaseMessage], run_manager: Any) -> list[AIMessageChunk]:
+        chunks = super()._chunks(messages, run_manager)
+        chunks[-1].response_metadata["model_name"] = MODEL_NAME
+        return chunks

@@ -1,0 +1,221 @@
+"""Read-only file tools confined to a session's directories: ``list_files``, ``read_file``, ``search_files``.
+
+Every path is resolved against the session's cwd, then through ``os.path.realpath``: a path
+that ends up outside the cwd and the session's additional directories (``..``, an absolute
+path elsewhere, a symlink pointing out) is a tool error, and nothing is read.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from langchain_core.tools import BaseTool, StructuredTool, ToolException
+
+__all__ = ["FileTools", "make_fs_tools"]
+
+MAX_ENTRIES = 500
+MAX_LINE_CHARS = 2000
+MAX_READ_CHARS = 200_000
+MAX_MATCHES = 100
+MAX_SEARCH_FILES = 20_000
+MAX_SEARCH_FILE_BYTES = 2_000_000
+SKIP_DIRS = frozenset(
+    {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".nox", ".mypy_cache"}
+    | {".pytest_cache", ".ruff_cache"}
+)
+
+
+class FileTools:
+    """The file tools of one session: ``roots`` are the directories they may read."""
+
+    def __init__(self, cwd: str, additional_directories: Sequence[str] = ()) -> None:
+        self.cwd = Path(cwd)
+        self.roots = [os.path.realpath(d) for d in (cwd, *additional_directories)]
+
+    # -- confinement ---------------------------------------------------------------------------
+
+    def resolve(self, path: str) -> Path:
+        """``path`` (relative to the cwd, or absolute) as a real path inside a root, or a tool error."""
+        if not isinstance(path, str) or not path.strip():
+            raise ToolException("path must be a non-empty string")
+        if "\x00" in path:
+            raise ToolException("path must not contain NUL characters")
+        raw = Path(path)
+        real = os.path.realpath(raw if raw.is_absolute() else self.cwd / raw)
+        if not any(real == root or real.startswith(root.rstrip(os.sep) + os.sep) for root in self.roots):
+            raise ToolException(
+                f"{path} is outside the session's directories ({', '.join(self.roots)}); "
+                "only files under them can be read"
+            )
+        return Path(real)
+
+    def display(self, real: Path) -> str:
+        """A path as the user thinks of it: relative to the cwd when under it."""
+        root = self.roots[0]
+        text = str(real)
+        if text == root:
+            return "."
+        if text.startswith(root.rstrip(os.sep) + os.sep):
+            return text[len(root.rstrip(os.sep)) + 1 :]
+        return text
+
+    def _inside(self, real: str) -> bool:
+        return any(real == root or real.startswith(root.rstrip(os.sep) + os.sep) for root in self.roots)
+
+    # -- tools ---------------------------------------------------------------------------------
+
+    def list_files(self, path: str = ".") -> str:
+        """List the entries of a directory (directories end with '/')."""
+        directory = self.resolve(path)
+        if not directory.is_dir():
+            raise ToolException(f"{path} is not a directory")
+        try:
+            entries = sorted(os.scandir(directory), key=lambda e: e.name)
+        except OSError as exc:
+            raise ToolException(f"cannot list {path}: {exc.strerror}") from exc
+        names = [e.name + ("/" if _is_dir(e) else "") for e in entries]
+        if not names:
+            return f"{self.display(directory)}: (empty directory)"
+        shown = names[:MAX_ENTRIES]
+        more = f"\n… and {len(names) - MAX_ENTRIES} more" if len(names) > MAX_ENTRIES else ""
+        return "\n".join(shown) + more
+
+    def read_file(self, path: str, offset: int = 0, limit: int = 2000) -> str:
+        """Read a text file: ``limit`` lines starting after ``offset`` lines."""
+        file = self.resolve(path)
+        if file.is_dir():
+            raise ToolException(f"{path} is a directory: use list_files")
+        if not file.exists():
+            raise ToolException(f"{path} does not exist")
+        if not file.is_file():
+            raise ToolException(f"{path} is not a regular file")  # a FIFO or device would block or never end
+        offset, limit = max(0, int(offset)), max(1, int(limit))
+        try:
+            with file.open("rb") as f:
+                if b"\x00" in f.read(8192):
+                    raise ToolException(f"{path} is a binary file")
+            with file.open(encoding="utf-8", errors="replace") as f:
+                lines: list[str] = []
+                size = 0
+                total = 0
+                for total, line in enumerate(f, start=1):
+                    if total <= offset or len(lines) >= limit or size >= MAX_READ_CHARS:
+                        continue
+                    line = line.rstrip("\n")
+                    if len(line) > MAX_LINE_CHARS:
+                        line = line[:MAX_LINE_CHARS] + "…"
+                    lines.append(line)
+                    size += len(line) + 1
+        except OSError as exc:
+            raise ToolException(f"cannot read {path}: {exc.strerror}") from exc
+        text = "\n".join(lines)
+        rest = total - offset - len(lines)
+        if rest > 0:
+            text += f"\n… ({rest} more lines; read again with offset={offset + len(lines)})"
+        elif not lines:
+            text = f"{self.display(file)}: (no lines after line {offset}; the file has {total})"
+        return text
+
+    def search_files(self, pattern: str, path: str = ".") -> str:
+        """Search text files for a regular expression (or plain text); results as ``path:line: text``."""
+        if not pattern:
+            raise ToolException("pattern must not be empty")
+        try:
+            regex = re.compile(pattern)
+        except re.error:
+            regex = re.compile(re.escape(pattern))
+        start = self.resolve(path)
+        matches: list[str] = []
+        files_with_matches: set[str] = set()
+        for file in self._walk(start):
+            for number, line in _matching_lines(file, regex):
+                if len(matches) >= MAX_MATCHES:
+                    return _search_result(pattern, matches, files_with_matches, truncated=True)
+                shown = self.display(file)
+                files_with_matches.add(shown)
+                text = line.strip()
+                matches.append(f"{shown}:{number}: {text[:200]}{'…' if len(text) > 200 else ''}")
+        return _search_result(pattern, matches, files_with_matches, truncated=False)
+
+    def _walk(self, start: Path) -> Iterator[Path]:
+        if start.is_file():
+            yield start
+            return
+        seen = 0
+        for folder, dirs, files in os.walk(start):
+            dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
+            for name in sorted(files):
+                seen += 1
+                if seen > MAX_SEARCH_FILES:
+                    return
+                file = Path(folder, name)
+                if file.is_symlink() and not self._inside(os.path.realpath(file)):
+                    continue  # a symlink pointing out of the session's directories is never read
+                yield file
+
+    def tools(self) -> list[BaseTool]:
+        """The LangChain tools (errors become failed tool results the model can read)."""
+        return [
+            StructuredTool.from_function(
+                func,
+                name=func.__name__,
+                description=description,
+                handle_tool_error=True,
+            )
+            for func, description in (
+                (
+                    self.list_files,
+                    "List the files and directories in a directory of the user's project "
+                    "(default: the project root). Directories end with '/'.",
+                ),
+                (
+                    self.read_file,
+                    "Read a text file of the user's project. `offset` is the number of lines to skip, "
+                    "`limit` the number of lines to return.",
+                ),
+                (
+                    self.search_files,
+                    "Search the text files under a directory of the user's project for a regular "
+                    "expression (or plain text). Returns matches as `path:line: text`.",
+                ),
+            )
+        ]
+
+
+def make_fs_tools(cwd: str, additional_directories: Sequence[str] = ()) -> list[BaseTool]:
+    """``list_files``, ``read_file`` and ``search_files`` confined to ``cwd`` and ``additional_directories``."""
+    return FileTools(cwd, additional_directories).tools()
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
+
+
+def _matching_lines(file: Path, regex: re.Pattern[str]) -> Iterator[tuple[int, str]]:
+    try:
+        info = file.stat()
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_SEARCH_FILE_BYTES:
+            return
+        data = file.read_bytes()
+    except OSError:
+        return
+    if b"\x00" in data[:8192]:
+        return
+    for number, line in enumerate(data.decode("utf-8", errors="replace").splitlines(), start=1):
+        if regex.search(line):
+            yield number, line
+
+
+def _search_result(pattern: str, matches: list[str], files: set[str], *, truncated: bool) -> str:
+    if not matches:
+        return f"No matches for {pattern!r}."
+    head = f"{len(matches)}{'+' if truncated else ''} matches for {pattern!r} in {len(files)} files:"
+    tail = "\n… (more matches not shown; narrow the search)" if truncated else ""
+    return "\n".join([head, *matches]) + tail
