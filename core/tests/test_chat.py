@@ -71,7 +71,11 @@ def test_prompt_plain_text(project: Path) -> None:
 
 @pytest.mark.parametrize(
     ("flag", "answer", "text"),
-    [("--yes", "allow_once", "done: 3"), ("--no", "reject_once", "it did not run"), (None, "reject_once", "")],
+    [
+        ("--yes", "allow_once", "done: 3"),
+        ("--no", "reject_once", "did not run: the user declined it"),
+        (None, "reject_once", ""),
+    ],
 )
 def test_prompt_answers_permissions(project: Path, flag: str | None, answer: str, text: str) -> None:
     env = agent_env(testplug=["ask"])
@@ -183,7 +187,7 @@ def test_interactive_permission_request_is_answered_by_choice(project: Path) -> 
     child.expect_exact("choose 1-2: ")
     child.sendline("reject")
     child.expect_exact("→ Reject")
-    child.expect_exact("it did not run")
+    child.expect_exact("did not run: the user declined it")
     child.expect_exact("> ")
     child.sendline("/quit")
     assert _finish(child) == 0
