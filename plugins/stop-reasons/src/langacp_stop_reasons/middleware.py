@@ -1,0 +1,80 @@
+"""The per-prompt model-call limit, and forgetting a refused prompt, as LangChain middleware.
+
+The count lives in the session (``session.state["stop_reasons"]``), reset when a prompt
+starts: permission round trips and human-in-the-loop resumes within one prompt do not reset
+it (LangChain's own ``run_limit`` counters restart on every resume).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain.agents.middleware import AgentMiddleware, hook_config
+from langchain_core.messages import AIMessage, HumanMessage, RemoveMessage
+
+from langacp import SessionContext
+
+__all__ = ["STATE_KEY", "TurnLimits", "is_refusal"]
+
+STATE_KEY = "stop_reasons"
+"""``SessionContext.state`` key of this plugin's per-prompt state."""
+
+REFUSAL_REASONS = {"refusal", "content_filter", "safety", "recitation", "prohibited_content", "blocklist"}
+
+
+def is_refusal(message: Any, finish_reason: str | None = None) -> bool:
+    """Whether a model response is a refusal: its finish reason, a refusal block or field."""
+    if (finish_reason or "").lower() in REFUSAL_REASONS:
+        return True
+    if not isinstance(message, AIMessage):
+        return False
+    metadata = message.response_metadata or {}
+    for key in ("finish_reason", "stop_reason"):
+        if str(metadata.get(key) or "").lower() in REFUSAL_REASONS:
+            return True
+    if message.additional_kwargs.get("refusal"):
+        return True  # OpenAI chat completions
+    content = message.content
+    return isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "refusal" for b in content)
+
+
+class TurnLimits(AgentMiddleware):  # type: ignore[type-arg]
+    """Ends the turn cleanly once a prompt has made ``max_model_calls`` model calls (0: no limit).
+
+    With ``forget_refusals``, a refused prompt and everything after it leaves the thread, as
+    ACP's ``refusal`` stop reason promises the client.
+    """
+
+    def __init__(self, session: SessionContext, max_model_calls: int, *, forget_refusals: bool = True) -> None:
+        super().__init__()
+        self.session = session
+        self.max_model_calls = max_model_calls
+        self.forget_refusals = forget_refusals
+
+    @property
+    def name(self) -> str:
+        return "langacp_stop_reasons"
+
+    @hook_config(can_jump_to=["end"])
+    async def abefore_model(self, state: Any, runtime: Any) -> dict[str, Any] | None:
+        turn = self.session.state.setdefault(STATE_KEY, {})
+        calls = int(turn.get("model_calls", 0))
+        if self.max_model_calls and calls >= self.max_model_calls:
+            turn["limit_hit"] = True
+            text = (
+                f"Stopped: this prompt reached the limit of {self.max_model_calls} model calls "
+                "([stop_reasons] max_model_calls). Send another prompt to continue."
+            )
+            return {"jump_to": "end", "messages": [AIMessage(content=text)]}
+        turn["model_calls"] = calls + 1
+        return None
+
+    async def aafter_model(self, state: Any, runtime: Any) -> dict[str, Any] | None:
+        messages = state.get("messages") or []
+        if not (self.forget_refusals and messages and is_refusal(messages[-1])):
+            return None
+        start = max((i for i, m in enumerate(messages) if isinstance(m, HumanMessage)), default=None)
+        if start is None:
+            return None
+        self.session.state.setdefault(STATE_KEY, {})["refused"] = True
+        return {"messages": [RemoveMessage(id=m.id) for m in messages[start:] if m.id]}
