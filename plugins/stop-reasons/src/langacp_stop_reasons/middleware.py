@@ -13,29 +13,9 @@ from langchain.agents.middleware import AgentMiddleware, hook_config
 from langchain_core.messages import AIMessage, HumanMessage, RemoveMessage
 
 from langacp import SessionContext
+from langacp_stop_reasons.reasons import STATE_KEY, is_refusal
 
-__all__ = ["STATE_KEY", "TurnLimits", "is_refusal"]
-
-STATE_KEY = "stop_reasons"
-"""``SessionContext.state`` key of this plugin's per-prompt state."""
-
-REFUSAL_REASONS = {"refusal", "content_filter", "safety", "recitation", "prohibited_content", "blocklist"}
-
-
-def is_refusal(message: Any, finish_reason: str | None = None) -> bool:
-    """Whether a model response is a refusal: its finish reason, a refusal block or field."""
-    if (finish_reason or "").lower() in REFUSAL_REASONS:
-        return True
-    if not isinstance(message, AIMessage):
-        return False
-    metadata = message.response_metadata or {}
-    for key in ("finish_reason", "stop_reason"):
-        if str(metadata.get(key) or "").lower() in REFUSAL_REASONS:
-            return True
-    if message.additional_kwargs.get("refusal"):
-        return True  # OpenAI chat completions
-    content = message.content
-    return isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "refusal" for b in content)
+__all__ = ["TurnLimits"]
 
 
 class TurnLimits(AgentMiddleware):  # type: ignore[type-arg]

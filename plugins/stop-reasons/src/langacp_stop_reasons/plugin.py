@@ -22,13 +22,12 @@ from typing import Any
 from langacp import SessionContext, TurnOutcome, hookimpl
 from langacp_stop_reasons.config import load_table
 from langacp_stop_reasons.errors import classify
-from langacp_stop_reasons.middleware import STATE_KEY, is_refusal
+from langacp_stop_reasons.reasons import LENGTH_REASONS, STATE_KEY, is_refusal
 
 log = logging.getLogger("langacp.stop_reasons")
 
 DEFAULT_MAX_MODEL_CALLS = 50
 MAX_MODEL_CALLS_ENV = "LANGACP_MAX_MODEL_CALLS"
-LENGTH_REASONS = {"length", "max_tokens", "max_output_tokens", "model_length"}
 
 
 def max_model_calls(session: SessionContext) -> int:
