@@ -553,6 +553,7 @@ class LangacpAgent:
 
             session.sink.put(update_agent_message_text(reply))
         await session.sink.flush()
+        await self._save(session)  # a command may have changed the session (its title, …)
         return PromptResponse(stop_reason="end_turn")
 
     # -- errors and shutdown -------------------------------------------------------------------
