@@ -48,6 +48,10 @@ class OverloadedError(APIStatusError):
     pass
 
 
+class ContentFilterFinishReasonError(Exception):  # openai
+    pass
+
+
 class ConnectError(Exception):  # httpx
     pass
 
@@ -68,6 +72,8 @@ def provider_error(kind: str) -> BaseException:
     if kind == "context":
         body = {"error": {"code": "context_length_exceeded", "message": "too long"}}
         return BadRequestError("This model's maximum context length is 8192 tokens", 400, body=body)
+    if kind == "refusal":
+        return ContentFilterFinishReasonError("Could not parse response content as the request was rejected")
     if kind == "network":
         try:
             raise ConnectError("[Errno 111] Connection refused")

@@ -103,11 +103,14 @@ async def test_provider_errors_tell_the_user_and_answer_with_an_error(
         assert await agent.prompt(sid, "echo still serving") == "end_turn"
 
 
-async def test_context_window_error_is_max_tokens() -> None:
+async def test_context_window_error_is_max_tokens_and_refusal_error_is_refusal() -> None:
     async with served() as agent:
         sid = await agent.start()
         assert await agent.prompt(sid, "provider context") == "max_tokens"
         assert "no longer fits in the model's context window" in agent.client.text(sid)
+        agent.client.updates.clear()
+        assert await agent.prompt(sid, "provider refusal") == "refusal"
+        assert agent.client.text(sid).strip() == "The model refused to answer this request."
 
 
 async def test_without_middleware_errors_and_finishes_are_still_mapped() -> None:
