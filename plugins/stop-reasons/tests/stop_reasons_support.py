@@ -30,5 +30,6 @@ async def served(
     child_env = {"XDG_CONFIG_HOME": str(HERE / "no-user-config"), **(env or {})}
     if fixture:
         child_env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(FIXTURE_SITE), os.environ.get("PYTHONPATH")]))
-    async with serve(f"{AGENT}:{target}", plugins=plugins, env=child_env, cwd=cwd, **kwargs) as agent:
+    spec = target if ":" in target else f"{AGENT}:{target}"
+    async with serve(spec, plugins=plugins, env=child_env, cwd=cwd, **kwargs) as agent:
         yield agent

@@ -68,6 +68,14 @@ async def test_max_turn_requests_counts_model_calls_across_permission_round_trip
         assert await agent.prompt(sid, "tools 2") == "end_turn"  # the count starts again with each prompt
 
 
+async def test_human_in_the_loop_resumes_do_not_reset_the_count(tmp_path: Path) -> None:
+    (tmp_path / ".langacp.toml").write_text("[stop_reasons]\nmax_model_calls = 3\n")
+    async with served("langacp.testing.agent:hitl_agent", fixture=True, cwd=tmp_path) as agent:
+        sid = await agent.start()  # every add interrupts; the fixture plugin approves each one
+        assert await agent.prompt(sid, "tools 10") == "max_turn_requests"
+        assert len(agent.client.of(sid, "tool_call")) == 3
+
+
 async def test_model_call_limit_default_and_environment(tmp_path: Path) -> None:
     async with served() as agent:
         sid = await agent.start()
