@@ -9,7 +9,7 @@ __all__ = ["LENGTH_REASONS", "REFUSAL_REASONS", "STATE_KEY", "is_refusal"]
 STATE_KEY = "stop_reasons"
 """``SessionContext.state`` key of this plugin's per-prompt state."""
 
-LENGTH_REASONS = {"length", "max_tokens", "max_output_tokens", "model_length"}
+LENGTH_REASONS = {"length", "max_tokens", "max_output_tokens", "model_length", "model_context_window_exceeded"}
 """Provider finish / stop reasons meaning the output hit its token limit."""
 
 REFUSAL_REASONS = {"refusal", "content_filter", "safety", "recitation", "prohibited_content", "blocklist"}
