@@ -288,6 +288,39 @@ async def test_error_mapping_hook(start_agent: StartAgent) -> None:
         assert "quota exhausted" in str(err.value.data)
 
 
+async def test_tool_updates_hook_sends_and_replays(start_agent: StartAgent) -> None:
+    """langacp_tool_updates: extra updates after a finished tool call, replayed by session/load."""
+    async with start_agent(testplug=["extras"]) as agent:
+        sid = await agent.start()
+        assert await agent.prompt(sid, 'tool add {"a": 2, "b": 5}') == "end_turn"
+        kinds = [u.session_update for u in agent.client.of(sid)]
+        completed = next(i for i, u in enumerate(agent.client.of(sid)) if getattr(u, "status", None) == "completed")
+        assert kinds.index("plan") == completed + 1  # right after the tool call finished
+        [plan] = agent.client.of(sid, "plan")
+        assert [(e.content, e.status) for e in plan.entries] == [("add 2 and 5", "completed")]
+        assert await agent.prompt(sid, "fail nope") == "end_turn"  # a failed call: the plugin adds nothing
+        assert len(agent.client.of(sid, "plan")) == 1
+        await agent.conn.close_session(session_id=sid)
+        agent.client.updates.clear()
+        await agent.conn.load_session(cwd=str(agent.cwd), session_id=sid)
+        [replayed] = agent.client.of(sid, "plan")
+        assert replayed.entries == plan.entries
+
+
+async def test_prompt_usage_hook(start_agent: StartAgent) -> None:
+    """langacp_prompt_usage: the response's usage, from the token totals of every model call of the turn."""
+    async with start_agent(testplug=["extras"]) as agent:
+        sid = await agent.start()
+        one = await agent.conn.prompt(session_id=sid, prompt=[text_block("echo hello there")])
+        assert one.usage is not None and one.usage.output_tokens == 3  # "hello there": 11 chars / 4
+        assert one.usage.total_tokens == one.usage.input_tokens + one.usage.output_tokens > 3
+        two = await agent.conn.prompt(session_id=sid, prompt=[text_block('tool add {"a": 1, "b": 1}')])
+        assert two.usage is not None and two.usage.input_tokens > 2 * one.usage.input_tokens  # two model calls
+    async with start_agent() as agent:  # the core alone sends no usage
+        sid = await agent.start()
+        assert (await agent.conn.prompt(session_id=sid, prompt=[text_block("echo hi")])).usage is None
+
+
 async def test_auth_methods_and_authenticate(start_agent: StartAgent) -> None:
     """langacp_auth_methods and langacp_authenticate."""
     async with start_agent(testplug=["auth"]) as agent:

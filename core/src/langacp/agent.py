@@ -516,8 +516,6 @@ class LangacpAgent:
                     {"details": f"unsupported prompt content: {getattr(block, 'type', type(block).__name__)}"}
                 )
             blocks.extend(mapped)
-        if session.record.title is None:
-            session.record.title = _title_from(blocks)
         content: Any = blocks[0]["text"] if len(blocks) == 1 and blocks[0].get("type") == "text" else blocks
         outcome = TurnOutcome()
         runner = TurnRunner(self.plugins, context, session.sink, session.graph, guarded=session.guarded)
@@ -556,16 +554,18 @@ class LangacpAgent:
                 log.exception("could not repair the thread of session %s", context.session_id)
         context.state.pop(RUNNER_KEY, None)
         stop_reason = self.plugins.stop_reason(context, outcome)
+        usage = self.plugins.prompt_usage(context, outcome)
         await session.sink.flush()
         try:
             await self.plugins.prompt_finished(context, stop_reason, outcome)
         except Exception:
             log.exception("a plugin failed in langacp_prompt_finished")
+        await session.sink.flush()  # updates a plugin sent from langacp_prompt_finished come first
         await self._save(session)
         if outcome.error is not None and stop_reason == "end_turn":
             log.error("turn failed in session %s", context.session_id, exc_info=outcome.error)
             raise self.plugins.map_error(outcome.error, "session/prompt")
-        return PromptResponse(stop_reason=stop_reason)
+        return PromptResponse(stop_reason=stop_reason, usage=usage)
 
     async def _slash_command(self, session: Session, prompt: list[Any]) -> PromptResponse | None:
         first = prompt[0] if prompt else None
@@ -584,6 +584,7 @@ class LangacpAgent:
 
             session.sink.put(update_agent_message_text(reply))
         await session.sink.flush()
+        await self._save(session)  # a command may have changed the session (its title, …)
         return PromptResponse(stop_reason="end_turn")
 
     # -- errors and shutdown -------------------------------------------------------------------
@@ -625,14 +626,6 @@ def _caused_by_cancel(exc: BaseException) -> bool:
             return True
         seen = seen.__cause__ or seen.__context__
     return False
-
-
-def _title_from(blocks: list[dict[str, Any]]) -> str | None:
-    text = " ".join(b.get("text", "") for b in blocks if b.get("type") == "text").strip()
-    if not text:
-        return None
-    line = text.splitlines()[0]
-    return line if len(line) <= 80 else line[:79] + "…"
 
 
 def _log_load_failure(task: asyncio.Task[Any]) -> None:

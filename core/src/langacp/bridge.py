@@ -257,6 +257,7 @@ class TurnRunner:
                         message.response_metadata or {}
                     ).get("stop_reason")
                     outcome.finish_reason = str(reason) if reason else outcome.finish_reason
+                    add_usage(outcome.usage, message.usage_metadata)
                     for tool_call in message.tool_calls:
                         outcome.tool_calls += 1
                         self._announce(tool_call.get("id") or "", tool_call["name"], tool_call.get("args") or {})
@@ -330,6 +331,8 @@ class TurnRunner:
         self.sink.put(
             update_tool_call(call_id, status=state.status, content=content or None, raw_output=_raw_output(message))  # type: ignore[arg-type]
         )
+        for update in self.plugins.tool_updates(state.call, message, self.session):
+            self.sink.put(update)
 
     def close_open_tools(self, reason: str) -> None:
         """Mark every tool call still pending or running as failed (cancel, error)."""
@@ -339,6 +342,22 @@ class TurnRunner:
             if state.status not in ("completed", "failed"):
                 state.status = "failed"
                 self.sink.put(update_tool_call(call_id, status="failed", content=[tool_content(text_block(reason))]))
+
+
+def add_usage(totals: dict[str, int], usage: Any) -> None:
+    """Add one message's ``usage_metadata`` to ``totals`` (see ``TurnOutcome.usage``)."""
+    if not usage:
+        return
+    for key in ("input_tokens", "output_tokens", "total_tokens"):
+        totals[key] = totals.get(key, 0) + int(usage.get(key) or 0)
+    for details, keys in (
+        ("input_token_details", ("cache_read", "cache_creation")),
+        ("output_token_details", ("reasoning",)),
+    ):
+        for key in keys:
+            value = (usage.get(details) or {}).get(key)
+            if value:
+                totals[key] = totals.get(key, 0) + int(value)
 
 
 def _raw_output(message: ToolMessage) -> Any:

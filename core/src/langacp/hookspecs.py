@@ -170,6 +170,16 @@ def langacp_tool_result_content(call: ToolCallInfo, result: Any, session: Sessio
     """
 
 
+@hookspec
+def langacp_tool_updates(call: ToolCallInfo, result: Any, session: SessionContext) -> list[Any] | None:
+    """Return extra ACP session updates a finished tool call produces (e.g. a ``plan``).
+
+    ``result`` is the LangChain ``ToolMessage``. Called when the tool finishes, after its
+    ``tool_call_update``, and again for each tool call ``session/load`` replays; every
+    implementation's updates are sent, in call order.
+    """
+
+
 # --------------------------------------------------------------------------------------------
 # Content mapping, both directions (mappers)
 # --------------------------------------------------------------------------------------------
@@ -285,6 +295,15 @@ def langacp_run_command(session: SessionContext, name: str, argument: str) -> Aw
 @hookspec(firstresult=True)
 def langacp_stop_reason(session: SessionContext, outcome: TurnOutcome) -> StopReason | None:
     """Return the ACP stop reason for a finished turn (core default: ``end_turn`` / ``cancelled``)."""
+
+
+@hookspec(firstresult=True)
+def langacp_prompt_usage(session: SessionContext, outcome: TurnOutcome) -> Any | None:
+    """Return the ``usage`` of the prompt response (``acp.schema.Usage``), or ``None`` for none.
+
+    ``outcome.usage`` holds the token totals of the turn's model calls. Called before the
+    turn's updates are flushed, so an update sent from here precedes the response.
+    """
 
 
 @hookspec(firstresult=True)

@@ -282,6 +282,15 @@ class Plugins:
             "list[Any]", self._first("langacp_tool_result_content", call=call, result=result, session=session) or []
         )
 
+    def tool_updates(self, call: ToolCallInfo, result: Any, session: SessionContext) -> list[Any]:
+        """Extra session updates (a plan, …) a finished tool call produces; a failing plugin is logged."""
+        try:
+            found = self._all("langacp_tool_updates", call=call, result=result, session=session)
+        except Exception:
+            log.exception("langacp: a plugin's langacp_tool_updates failed")
+            return []
+        return [u for updates in found for u in updates or []]
+
     # content mapping
     def prompt_block(self, block: ContentBlock, session: SessionContext) -> list[dict[str, Any]] | None:
         return cast("list[dict[str, Any]] | None", self._first("langacp_prompt_block", block=block, session=session))
@@ -359,6 +368,9 @@ class Plugins:
     # turns and errors
     def stop_reason(self, session: SessionContext, outcome: TurnOutcome) -> StopReason:
         return cast("StopReason", self._first("langacp_stop_reason", session=session, outcome=outcome) or "end_turn")
+
+    def prompt_usage(self, session: SessionContext, outcome: TurnOutcome) -> Any | None:
+        return self._first("langacp_prompt_usage", session=session, outcome=outcome)
 
     def map_error(self, error: BaseException, method: str) -> RequestError:
         from acp import RequestError

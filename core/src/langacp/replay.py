@@ -59,4 +59,7 @@ async def replay_history(
                         raw_output=result.content if result is not None else None,
                     )
                 )
+                if result is not None:
+                    for update in plugins.tool_updates(call, result, session):
+                        sink.put(update)
     return len(messages)

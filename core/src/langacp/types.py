@@ -95,3 +95,7 @@ class TurnOutcome:
     error: BaseException | None = None
     interrupted: bool = False
     """The graph stopped on an interrupt nobody resumed."""
+    usage: dict[str, int] = field(default_factory=dict)
+    """Token totals of the turn's model calls, summed from their ``usage_metadata``:
+    ``input_tokens``, ``output_tokens``, ``total_tokens``, and when reported ``cache_read``,
+    ``cache_creation``, ``reasoning``."""

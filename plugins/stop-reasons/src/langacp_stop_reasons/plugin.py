@@ -1,0 +1,115 @@
+"""The stop-reasons plugin's hooks.
+
+Stop reasons, first match wins: ``cancelled``; ``max_turn_requests`` (the per-prompt model-call
+limit, or LangGraph's recursion limit); ``max_tokens`` (the provider's length finish, or a
+context-window error); ``refusal`` (a refusal finish or block, a refusal error, or the content
+plugin's ``session.state["content"]["refusal"]``); otherwise ``end_turn``. Other provider
+errors (authentication, rate limit, quota, overload, network) answer the prompt with a JSON-RPC
+error, after a message that tells the user what happened.
+
+Configuration: ``[stop_reasons]`` in ``.langacp.toml`` (project) or
+``$XDG_CONFIG_HOME/langacp/config.toml`` (user): ``max_model_calls`` (default 50, 0 for no
+limit; the environment variable ``LANGACP_MAX_MODEL_CALLS`` wins) and ``forget_refusals``
+(default true).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from typing import Any
+
+from langacp import SessionContext, TurnOutcome, hookimpl
+from langacp_stop_reasons.config import load_table
+from langacp_stop_reasons.errors import classify
+from langacp_stop_reasons.reasons import LENGTH_REASONS, STATE_KEY, is_refusal
+
+log = logging.getLogger("langacp.stop_reasons")
+
+DEFAULT_MAX_MODEL_CALLS = 50
+MAX_MODEL_CALLS_ENV = "LANGACP_MAX_MODEL_CALLS"
+
+
+def max_model_calls(session: SessionContext) -> int:
+    """The per-prompt model-call limit for this session (0: none)."""
+    raw: Any = os.environ.get(MAX_MODEL_CALLS_ENV)
+    source = MAX_MODEL_CALLS_ENV
+    if raw is None:
+        raw = load_table("stop_reasons", session.cwd).get("max_model_calls", DEFAULT_MAX_MODEL_CALLS)
+        source = "[stop_reasons] max_model_calls"
+    try:
+        value = int(raw)
+    except (TypeError, ValueError):
+        value = -1
+    if value < 0 or isinstance(raw, bool):
+        log.warning("langacp: %s must be a whole number >= 0, not %r; using %d", source, raw, DEFAULT_MAX_MODEL_CALLS)
+        return DEFAULT_MAX_MODEL_CALLS
+    return value
+
+
+@hookimpl
+def langacp_session_middleware(session: SessionContext) -> list[Any]:
+    from langacp_stop_reasons.middleware import TurnLimits
+
+    forget = load_table("stop_reasons", session.cwd).get("forget_refusals", True)
+    return [TurnLimits(session, max_model_calls(session), forget_refusals=forget is not False)]
+
+
+@hookimpl
+def langacp_prompt_started(session: SessionContext, prompt: Any) -> None:
+    session.state[STATE_KEY] = {"model_calls": 0}
+
+
+@hookimpl
+def langacp_stop_reason(session: SessionContext, outcome: TurnOutcome) -> str | None:
+    turn = session.state.get(STATE_KEY) or {}
+    if outcome.cancelled:
+        return "cancelled"
+    if turn.get("limit_hit"):
+        return "max_turn_requests"
+    if outcome.error is not None:
+        if type(outcome.error).__name__ == "GraphRecursionError":
+            return "max_turn_requests"
+        error = classify(outcome.error)
+        if error is not None and error.kind == "context_length":
+            return "max_tokens"
+        if error is not None and error.kind == "refusal":
+            return "refusal"
+        return None  # the core answers with the JSON-RPC error langacp_map_error builds
+    content = session.state.get("content")
+    if turn.get("refused") or is_refusal(outcome.last_message, outcome.finish_reason):
+        return "refusal"
+    if isinstance(content, dict) and content.get("refusal"):
+        return "refusal"
+    if (outcome.finish_reason or "").lower() in LENGTH_REASONS:
+        return "max_tokens"
+    return "end_turn"
+
+
+@hookimpl
+async def langacp_prompt_finished(session: SessionContext, stop_reason: str, outcome: TurnOutcome) -> None:
+    if outcome.error is None or outcome.cancelled or session.send_update is None:
+        return
+    error = classify(outcome.error)
+    if error is None:
+        return
+    from acp import update_agent_message_text
+
+    await session.send_update(update_agent_message_text(f"\n\n{error.user_message()}"))
+
+
+@hookimpl
+def langacp_map_error(error: BaseException, method: str) -> Any:
+    provider = classify(error) if method == "session/prompt" else None
+    if provider is None:
+        return None
+    from acp import RequestError
+
+    data: dict[str, Any] = {"reason": provider.kind, "details": provider.user_message(), "error": provider.detail}
+    if provider.status is not None:
+        data["status"] = provider.status
+    if provider.retry_after is not None:
+        data["retryAfter"] = provider.retry_after
+    if provider.kind == "auth":
+        return RequestError.auth_required(data)
+    return RequestError.internal_error(data)

@@ -1,0 +1,103 @@
+"""The titles plugin's hooks.
+
+* the first prompt of an untitled session names it (a short clean title, not the prompt);
+* the agent can rename it with the ``set_session_title`` tool, the user with ``/title NEW``;
+* each title is stored with the session (``session/list``) and sent as ``session_info_update``,
+  and sent again on ``session/load`` / resume.
+
+Configuration (``[titles]`` in ``.langacp.toml`` or ``~/.config/langacp/config.toml``):
+``agent_tool = false`` keeps the ``set_session_title`` tool away from the agent.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langacp import SessionContext, ToolCallInfo, hookimpl
+from langacp_titles.config import load_table
+from langacp_titles.text import clean_title, title_from_prompt
+from langacp_titles.titles import set_title
+
+TOOL_NAME = "set_session_title"
+
+
+def _record_title(session: SessionContext) -> str | None:
+    record = session.state.get("record")
+    return getattr(record, "title", None)
+
+
+@hookimpl
+async def langacp_prompt_started(session: SessionContext, prompt: Any) -> None:
+    if _record_title(session) is not None:
+        return  # titled already (by a prompt, the agent, the user or another plugin)
+    title = title_from_prompt(prompt)
+    if title is not None:
+        await set_title(session, title, "prompt")
+
+
+@hookimpl
+async def langacp_session_loaded(session: SessionContext) -> None:
+    title = _record_title(session)
+    if title is not None and session.send_update is not None:
+        from acp.schema import SessionInfoUpdate
+
+        await session.send_update(SessionInfoUpdate(session_update="session_info_update", title=title))
+
+
+@hookimpl
+def langacp_session_tools(session: SessionContext) -> list[Any]:
+    if load_table("titles", session.cwd).get("agent_tool", True) is False:
+        return []
+    from langchain_core.tools import tool
+
+    @tool(TOOL_NAME)
+    async def set_session_title(title: str) -> str:
+        """Name this conversation: a short title (at most 60 characters) saying what it is about.
+
+        The editor shows it in its list of sessions. Use it once the topic is clear, or when
+        the topic changes.
+        """
+        clean = clean_title(title)
+        if clean is None:
+            raise ValueError("the title is empty")
+        await set_title(session, clean, "agent")
+        return f"The session is now titled {clean!r}."
+
+    return [set_session_title]
+
+
+@hookimpl
+def langacp_tool_title(call: ToolCallInfo, session: SessionContext) -> str | None:
+    if call.name != TOOL_NAME:
+        return None
+    title = call.args.get("title")
+    return f"Set session title: {title}" if isinstance(title, str) and title.strip() else "Set session title"
+
+
+@hookimpl
+def langacp_available_commands(session: SessionContext) -> list[Any]:
+    from acp.schema import AvailableCommand, AvailableCommandInput, UnstructuredCommandInput
+
+    return [
+        AvailableCommand(
+            name="title",
+            description="Rename this session",
+            input=AvailableCommandInput(root=UnstructuredCommandInput(hint="new title")),
+        )
+    ]
+
+
+@hookimpl
+def langacp_run_command(session: SessionContext, name: str, argument: str) -> Any:
+    if name != "title":
+        return None
+
+    async def run() -> str:
+        title = clean_title(argument)
+        if title is None:
+            current = _record_title(session)
+            return f"This session is titled {current!r}." if current else "This session has no title yet."
+        await set_title(session, title, "user")
+        return f"Renamed the session to {title!r}."
+
+    return run()

@@ -1,0 +1,149 @@
+"""One session's usage meter: context window, prices, and the running cost.
+
+Configuration, ``[usage]`` in ``.langacp.toml`` (project) or
+``$XDG_CONFIG_HOME/langacp/config.toml`` (user)::
+
+    [usage]
+    context_window = 200000          # models not in context_windows (else the model's profile decides)
+    currency = "USD"
+
+    [usage.context_windows]          # by model name
+    "gpt-4.1-mini" = 1047576
+
+    [usage.prices."claude-sonnet-4-5"]  # per million tokens
+    input = 3.0
+    output = 15.0
+    cache_read = 0.3                 # optional (default: input)
+    cache_write = 3.75               # optional (default: input)
+
+A ``"*"`` entry in ``prices`` applies to any model not listed.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from langacp import SessionContext
+from langacp_usage.config import load_table
+
+__all__ = ["TURN_KEY", "Meter", "Prices"]
+
+log = logging.getLogger("langacp.usage")
+
+DATA_KEY = "usage"
+"""Key of this plugin's data in the session record (kept with the session)."""
+TURN_KEY = "usage.turn"
+"""``session.state`` key: model calls reported this turn by the middleware (reset when a prompt starts)."""
+
+
+@dataclass(frozen=True)
+class Prices:
+    """Prices per million tokens."""
+
+    input: float
+    output: float
+    cache_read: float | None = None
+    cache_write: float | None = None
+
+    def cost(self, usage: dict[str, Any]) -> float:
+        """The cost of one model call from its ``usage_metadata``."""
+        details = usage.get("input_token_details") or {}
+        cache_read = int(details.get("cache_read") or 0)
+        cache_write = int(details.get("cache_creation") or 0)
+        fresh = max(0, int(usage.get("input_tokens") or 0) - cache_read - cache_write)
+        total = fresh * self.input + int(usage.get("output_tokens") or 0) * self.output
+        total += cache_read * (self.input if self.cache_read is None else self.cache_read)
+        total += cache_write * (self.input if self.cache_write is None else self.cache_write)
+        return total / 1_000_000
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0 else None
+
+
+class Meter:
+    """Turns each model call's token usage into an ACP ``usage_update`` for one session."""
+
+    def __init__(self, session: SessionContext) -> None:
+        self.session = session
+        self.config = load_table("usage", session.cwd)
+        currency = self.config.get("currency", "USD")
+        self.currency = currency if isinstance(currency, str) and currency else "USD"
+
+    @property
+    def data(self) -> dict[str, Any]:
+        """What is kept with the session: the last ``used`` / ``size``, the cumulative ``cost``."""
+        record = self.session.state.get("record")
+        store: dict[str, Any] = record.data if record is not None else self.session.state
+        data = store.get(DATA_KEY)
+        if not isinstance(data, dict):
+            data = store[DATA_KEY] = {}
+        return data
+
+    def window(self, model_name: str | None, model: Any = None) -> int | None:
+        """The context window: the config's, else the model profile's ``max_input_tokens``."""
+        windows = self.config.get("context_windows")
+        if isinstance(windows, dict):
+            if model_name is not None and _number(windows.get(model_name)) is not None:
+                return int(windows[model_name])
+        if _number(self.config.get("context_window")) is not None:
+            return int(self.config["context_window"])
+        profile = getattr(model, "profile", None)
+        if isinstance(profile, dict) and _number(profile.get("max_input_tokens")) is not None:
+            return int(profile["max_input_tokens"])
+        return None
+
+    def prices(self, model_name: str | None) -> Prices | None:
+        table = self.config.get("prices")
+        if not isinstance(table, dict):
+            return None
+        entry = table.get(model_name) if model_name in table else table.get("*")
+        if not isinstance(entry, dict):
+            return None
+        values = {k: _number(entry.get(k)) for k in ("input", "output", "cache_read", "cache_write")}
+        if values["input"] is None or values["output"] is None:
+            log.warning("langacp: [usage.prices.%s] needs numbers for input and output; ignored", model_name)
+            return None
+        return Prices(values["input"], values["output"], values["cache_read"], values["cache_write"])
+
+    def update(self, message: Any, model: Any = None) -> Any | None:
+        """Account for one model response; the ``usage_update`` to send (``None``: window unknown)."""
+        usage = getattr(message, "usage_metadata", None)
+        if not usage:
+            return None
+        model_name = (getattr(message, "response_metadata", None) or {}).get("model_name") or _model_name(model)
+        data = self.data
+        prices = self.prices(model_name)
+        if prices is not None:
+            data["cost"] = float(data.get("cost") or 0.0) + prices.cost(dict(usage))
+            data["currency"] = self.currency
+        used = int(usage.get("input_tokens") or 0) + int(usage.get("output_tokens") or 0)
+        size = self.window(model_name, model)
+        data.update(used=used, model=model_name)
+        if size is None:
+            log.debug("langacp: context window of model %r unknown; no usage_update", model_name)
+            return None
+        data["size"] = size
+        return self.current()
+
+    def current(self) -> Any | None:
+        """The ``usage_update`` for what is known now, or ``None``."""
+        from acp.schema import Cost, UsageUpdate
+
+        data = self.data
+        if not isinstance(data.get("used"), int) or not isinstance(data.get("size"), int):
+            return None
+        cost = None
+        if isinstance(data.get("cost"), (int, float)):
+            cost = Cost(amount=round(float(data["cost"]), 6), currency=str(data.get("currency") or self.currency))
+        return UsageUpdate(session_update="usage_update", used=data["used"], size=data["size"], cost=cost)
+
+
+def _model_name(model: Any) -> str | None:
+    for attr in ("model_name", "model", "model_id"):
+        value = getattr(model, attr, None)
+        if isinstance(value, str) and value:
+            return value
+    return None
