@@ -19,11 +19,12 @@ import logging
 import os
 import re
 import sys
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
+
+from langacp.config import PROJECT_FILE, ConfigFileError, project_config_path, read_config, user_config_path
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -40,7 +41,6 @@ __all__ = [
 
 log = logging.getLogger("langacp.mcp")
 
-PROJECT_FILE = ".langacp.toml"
 PROJECT_SERVERS_ENV = "LANGACP_MCP_PROJECT_SERVERS"
 TIMEOUT_ENV = "LANGACP_MCP_TIMEOUT"
 DEFAULT_TIMEOUT = 10.0
@@ -102,11 +102,6 @@ def base_environment() -> dict[str, str]:
     return {name: os.environ[name] for name in names if name in os.environ}
 
 
-def user_config_path() -> Path:
-    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
-    return Path(base) / "langacp" / "config.toml"
-
-
 def spec_from_acp(server: Any) -> ServerSpec:
     """A server of an ACP ``mcpServers`` list (``acp.schema`` model) as a spec; ``ValueError`` if unusable."""
     name = str(getattr(server, "name", "") or "")
@@ -138,7 +133,7 @@ def load_configured(cwd: str, client_servers: Sequence[Any]) -> Configured:
             result.problems.append(f"MCP server {spec.name!r} is listed twice; the first one is used")
         else:
             result.servers.append(spec)
-    project_path = Path(cwd) / PROJECT_FILE
+    project_path = project_config_path(cwd)
     project = _read_mcp_table(project_path, result.problems) if project_path.is_file() else {}
     project_servers = _servers_table(project, project_path, result.problems)
     if project_servers:
@@ -156,12 +151,9 @@ def load_configured(cwd: str, client_servers: Sequence[Any]) -> Configured:
 
 def _read_mcp_table(path: Path, problems: list[str]) -> dict[str, Any]:
     try:
-        with path.open("rb") as handle:
-            data = tomllib.load(handle)
-    except FileNotFoundError:
-        return {}
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        problems.append(f"cannot read {path}: {exc}")
+        data = read_config(path)
+    except ConfigFileError as exc:
+        problems.append(f"cannot read {exc}")
         return {}
     table = data.get("mcp", {})
     if not isinstance(table, dict):

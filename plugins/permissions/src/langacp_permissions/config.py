@@ -26,34 +26,22 @@ and the session's policy falls back to asking before every tool call.
 from __future__ import annotations
 
 import logging
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from langacp.config import PROJECT_FILE, ConfigFileError, project_config_path, read_config, user_config_path
 from langacp_permissions.policy import DECISIONS, Policy, Rule
 
 __all__ = ["PROJECT_FILE", "ConfigError", "load_policy", "project_config_path", "user_config_path"]
 
 log = logging.getLogger("langacp_permissions")
 
-PROJECT_FILE = ".langacp.toml"
 _KEYS = {"kinds", "tools", "trusted_projects"}
 
 
 class ConfigError(ValueError):
     """A configuration file's ``[permissions]`` table is invalid; the message names the file and the key."""
-
-
-def user_config_path() -> Path:
-    """``$XDG_CONFIG_HOME/langacp/config.toml`` (``~/.config`` when unset or not absolute)."""
-    base = os.environ.get("XDG_CONFIG_HOME", "")
-    root = Path(base) if base and os.path.isabs(base) else Path(os.path.expanduser("~")) / ".config"
-    return root / "langacp" / "config.toml"
-
-
-def project_config_path(cwd: str) -> Path:
-    return Path(cwd) / PROJECT_FILE
 
 
 @dataclass
@@ -67,15 +55,12 @@ class FileSettings:
 
 def read_settings(path: Path) -> FileSettings | None:
     """The file's ``[permissions]`` settings; ``None`` if the file does not exist."""
-    import tomllib  # only when a session starts: keeps the agent's start-up light
-
-    try:
-        with path.open("rb") as f:
-            document = tomllib.load(f)
-    except FileNotFoundError:
+    if not path.exists():
         return None
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read it: {exc}") from exc
+    try:
+        document = read_config(path)
+    except ConfigFileError as exc:
+        raise ConfigError(f"cannot read {exc}") from exc
     table = document.get("permissions")
     if table is None:
         return FileSettings(path)

@@ -11,7 +11,7 @@ import logging
 from typing import Any
 
 from langacp import SessionContext, ToolCallInfo, hookimpl
-from langacp_plans.config import load_table
+from langacp.config import load_table
 from langacp_plans.entries import PLAN_TOOLS, plan_entries
 
 log = logging.getLogger("langacp.plans")

@@ -20,7 +20,7 @@ import os
 from typing import Any
 
 from langacp import SessionContext, TurnOutcome, hookimpl
-from langacp_stop_reasons.config import load_table
+from langacp.config import load_table
 from langacp_stop_reasons.errors import classify
 from langacp_stop_reasons.reasons import LENGTH_REASONS, STATE_KEY, is_refusal
 

@@ -14,19 +14,16 @@ defaults), which wins over the built-in table.
 from __future__ import annotations
 
 import logging
-import os
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
+from langacp.config import ConfigFileError, project_config_path, read_config, user_config_path
 from langacp_tools.kinds import KINDS
 
-__all__ = ["PROJECT_FILE", "load_pins", "pin_kinds", "user_config_file"]
+__all__ = ["load_pins", "pin_kinds"]
 
 log = logging.getLogger("langacp_tools")
 
-PROJECT_FILE = ".langacp.toml"
 _code_pins: dict[str, str] = {}
 
 
@@ -38,20 +35,11 @@ def pin_kinds(kinds: Mapping[str, str]) -> None:
     _code_pins.update(kinds)
 
 
-def user_config_file() -> Path:
-    """``$XDG_CONFIG_HOME/langacp/config.toml`` (``~/.config`` when unset)."""
-    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
-    return Path(base) / "langacp" / "config.toml"
-
-
 def _file_pins(path: Path) -> dict[str, str]:
     try:
-        with path.open("rb") as f:
-            data: dict[str, Any] = tomllib.load(f)
-    except FileNotFoundError:
-        return {}
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        log.warning("langacp-tools: cannot read %s (%s); its [tools.kinds] are ignored", path, exc)
+        data = read_config(path)
+    except ConfigFileError as exc:
+        log.warning("langacp-tools: cannot read %s; its [tools.kinds] are ignored", exc)
         return {}
     tools = data.get("tools")
     table = tools.get("kinds") if isinstance(tools, dict) else None
@@ -71,4 +59,4 @@ def _file_pins(path: Path) -> dict[str, str]:
 
 def load_pins(cwd: str) -> dict[str, str]:
     """Every pinned kind for a session in ``cwd``, the most specific source winning."""
-    return {**_code_pins, **_file_pins(user_config_file()), **_file_pins(Path(cwd) / PROJECT_FILE)}
+    return {**_code_pins, **_file_pins(user_config_path()), **_file_pins(project_config_path(cwd))}

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from langacp import SessionContext
-from langacp_usage.config import load_table
+from langacp.config import load_table
 
 __all__ = ["TURN_KEY", "Meter", "Prices"]
 
