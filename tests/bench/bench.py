@@ -809,6 +809,8 @@ def main(argv: list[str] | None = None) -> int:
     os.chdir(REPO)
     if not args.plugins:
         os.environ[NO_AUTOLOAD_ENV] = "1"  # inherited by every agent process: core plugins only
+    # The tools row makes 51 model calls in one prompt: over langacp-stop-reasons' default limit.
+    os.environ.setdefault("LANGACP_MAX_MODEL_CALLS", "0")
     sizes = QUICK if args.quick else FULL
     try:
         results = asyncio.run(run(sizes))
