@@ -45,8 +45,7 @@ class ToolGuardMiddleware(AgentMiddleware):  # type: ignore[type-arg]
         request: ToolCallRequest,
         handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command[Any]]],
     ) -> ToolMessage | Command[Any]:
-        raw = request.tool_call
-        call = ToolCallInfo(tool_call_id=raw.get("id") or "", name=raw["name"], args=dict(raw.get("args") or {}))
+        call = ToolCallInfo.from_tool_call(request.tool_call)
         kind = self.plugins.tool_kind(call, self.session)
         verdict = self.plugins.permission_verdict(call, kind, self.session)
         default_reason = "the permission policy denied it"

@@ -41,7 +41,7 @@ async def replay_history(
                     for update in plugins.output_block(dict(block), session):
                         sink.put(update)
             for tool_call in message.tool_calls:
-                call = ToolCallInfo(tool_call.get("id") or "", tool_call["name"], dict(tool_call.get("args") or {}))
+                call = ToolCallInfo.from_tool_call(tool_call)
                 result = results.get(call.tool_call_id)
                 status: Literal["completed", "failed"] = (
                     "failed" if result is None or result.status == "error" else "completed"

@@ -6,7 +6,7 @@ Kept free of LangChain and ACP imports at runtime so that loading plugins (done 
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -79,6 +79,11 @@ class ToolCallInfo:
     tool_call_id: str
     name: str
     args: dict[str, Any]
+
+    @classmethod
+    def from_tool_call(cls, tool_call: Mapping[str, Any]) -> ToolCallInfo:
+        """From a LangChain ``ToolCall`` dict (``{"id", "name", "args"}``)."""
+        return cls(tool_call.get("id") or "", tool_call["name"], dict(tool_call.get("args") or {}))
 
 
 @dataclass

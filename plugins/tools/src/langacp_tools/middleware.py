@@ -35,8 +35,7 @@ class DiffCapture(AgentMiddleware):  # type: ignore[type-arg]
         request: ToolCallRequest,
         handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command[Any]]],
     ) -> ToolMessage | Command[Any]:
-        raw = request.tool_call
-        call = ToolCallInfo(tool_call_id=raw.get("id") or "", name=raw["name"], args=dict(raw.get("args") or {}))
+        call = ToolCallInfo.from_tool_call(request.tool_call)
         plugins = self.session.plugins
         kind = plugins.tool_kind(call, self.session) if plugins is not None else kind_of(call.name)
         if kind == "edit" and call.tool_call_id:
