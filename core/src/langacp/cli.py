@@ -34,7 +34,12 @@ def build_parser() -> argparse.ArgumentParser:
         "can add middleware and tools) or a compiled LangGraph graph.",
     )
     serve.add_argument("target", metavar="TARGET", help="module:attr or path/to/file.py:attr")
-    serve.add_argument("--store", default="memory", help="session store URL, e.g. memory (default)")
+    serve.add_argument(
+        "--store",
+        default=None,
+        help="session store URL: memory, sqlite (a file in the user data directory), sqlite:///path/to/file.db, "
+        "postgres://user@host/db. Default: sqlite when langacp-sqlite is installed, else memory",
+    )
     serve.add_argument(
         "--log-level", default="warning", choices=["debug", "info", "warning", "error"], help="stderr log level"
     )
