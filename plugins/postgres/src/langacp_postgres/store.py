@@ -66,6 +66,7 @@ class PostgresStore:
 
     async def aopen(self) -> None:
         """Connect the pool and create the tables (once per database, under an advisory lock)."""
+        import psycopg
         from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
         from psycopg.rows import dict_row
         from psycopg_pool import AsyncConnectionPool
@@ -78,6 +79,9 @@ class PostgresStore:
             kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row},
         )
         try:
+            # One direct attempt first: the pool retries until its timeout and then only says "timed out".
+            probe = await psycopg.AsyncConnection.connect(self.url, connect_timeout=int(CONNECT_TIMEOUT))
+            await probe.close()
             await pool.open(wait=True, timeout=CONNECT_TIMEOUT)
             saver = AsyncPostgresSaver(pool)
             async with pool.connection() as conn:
