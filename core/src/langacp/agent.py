@@ -261,11 +261,14 @@ class LangacpAgent:
         additional_directories: list[str] | None = None,
         **_: Any,
     ) -> LoadSessionResponse:
-        session = await self._restore(session_id, cwd, mcp_servers, additional_directories, "session/load")
-        from langacp.replay import replay_history
+        session, messages = await self._restore(session_id, cwd, mcp_servers, additional_directories, "session/load")
+        from langacp.replay import replay_messages
 
         try:
-            await replay_history(self.plugins, session.context, session.graph, session.sink, session.config)
+            if messages is None:  # the session was live: not read from storage by _restore
+                state = await session.graph.aget_state(session.config)
+                messages = (state.values or {}).get("messages") or []
+            replay_messages(self.plugins, session.context, messages, session.sink)
         except Exception as exc:
             log.exception("cannot replay session %s", session_id)
             await self._close(session)
@@ -289,7 +292,7 @@ class LangacpAgent:
     ) -> Any:
         from acp.schema import ResumeSessionResponse
 
-        session = await self._restore(session_id, cwd, mcp_servers, additional_directories, "session/resume")
+        session, _messages = await self._restore(session_id, cwd, mcp_servers, additional_directories, "session/resume")
         return ResumeSessionResponse(
             modes=self.plugins.session_modes(session.context),
             config_options=self.plugins.config_options(session.context) or None,
@@ -302,21 +305,29 @@ class LangacpAgent:
         mcp_servers: list[Any] | None,
         additional_directories: list[str] | None,
         method: str,
-    ) -> Session:
+    ) -> tuple[Session, list[Any] | None]:
+        """The session, live or restored from the store, and (if restored) its thread's messages."""
         _check_dirs(cwd, additional_directories)
         live = self.sessions.get(session_id)
         if live is not None:
             if live.busy:
                 raise RequestError.invalid_params({"details": "a prompt is running in this session"})
-            return live
+            return live, None
         _target, store = await self._target_and_store()
         record = await self._stored_record(store, session_id)
         record.cwd = cwd
         if additional_directories is not None:
             record.additional_directories = list(additional_directories)
         session = await self._open(record, mcp_servers, created=False)
-        await self._repair(session)
-        return session
+        try:
+            messages = await self._repair(session)
+        except Exception as exc:
+            log.exception("cannot read the thread of session %s", session_id)
+            await self._close(session)
+            raise RequestError.internal_error(
+                {"details": f"the stored conversation of session {session_id} cannot be read: {exc}"}
+            ) from exc
+        return session, messages
 
     async def _stored_record(self, store: SessionStore, session_id: str) -> SessionRecord:
         """The stored record of ``session_id``: -32002 if there is none, a clear error if it is unreadable."""
@@ -331,19 +342,23 @@ class LangacpAgent:
             raise RequestError.resource_not_found(session_id)
         return record
 
-    async def _repair(self, session: Session) -> None:
-        """A turn cut short by a crash left tool calls without results: answer them with errors."""
-        from langacp.bridge import repair_thread
+    async def _repair(self, session: Session) -> list[Any]:
+        """Read a restored thread; tool calls a crash left without results get error results.
 
-        try:
+        Returns the thread's messages (after the repair).
+        """
+        from langacp.bridge import repair_thread, unanswered_tool_calls
+
+        state = await session.graph.aget_state(session.config)
+        messages: list[Any] = (state.values or {}).get("messages") or []
+        if unanswered_tool_calls(messages):
             repaired = await repair_thread(session.graph, session.config, INTERRUPTED_TEXT)
-        except Exception:
-            log.exception("could not repair the thread of session %s", session.context.session_id)
-            return
-        if repaired:
             log.warning(
                 "langacp: session %s: %d interrupted tool call(s) marked failed", session.context.session_id, repaired
             )
+            state = await session.graph.aget_state(session.config)
+            messages = (state.values or {}).get("messages") or []
+        return messages
 
     @serving("session/fork")
     async def fork_session(

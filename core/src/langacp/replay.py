@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from langacp.bridge import UpdateSink
     from langacp.plugins import Plugins
 
-__all__ = ["replay_history"]
+__all__ = ["replay_history", "replay_messages"]
 
 _NOT_CONTENT = {"tool_call", "tool_call_chunk", "invalid_tool_call", "server_tool_call", "server_tool_result"}
 """Blocks of an AI message that are not shown as content (tool calls are replayed on their own)."""
@@ -29,10 +29,16 @@ async def replay_history(
     plugins: Plugins, session: SessionContext, graph: Any, sink: UpdateSink, config: dict[str, Any]
 ) -> int:
     """Queue the thread's history on ``sink``; returns the number of messages replayed."""
-    from acp import start_tool_call, update_user_message
-
     state = await graph.aget_state(config)
     messages = (state.values or {}).get("messages") or []
+    replay_messages(plugins, session, messages, sink)
+    return len(messages)
+
+
+def replay_messages(plugins: Plugins, session: SessionContext, messages: list[Any], sink: UpdateSink) -> None:
+    """Queue ``messages`` (a thread's LangChain messages) on ``sink`` as session updates."""
+    from acp import start_tool_call, update_user_message
+
     results = {m.tool_call_id: m for m in messages if isinstance(m, ToolMessage)}
     for message in messages:
         if isinstance(message, HumanMessage):
@@ -63,4 +69,3 @@ async def replay_history(
                         **described,
                     )
                 )
-    return len(messages)
