@@ -294,6 +294,22 @@ async def test_fork_copies_the_conversation_and_the_two_diverge(start_agent: Sta
         assert [e["event"] for e in agent.events()].count("session_created") == 2
 
 
+async def test_load_replays_user_images_through_the_content_hooks(start_agent: StartAgent) -> None:
+    from acp import image_block, text_block
+
+    async with start_agent(testplug=["images", "shout"]) as agent:
+        sid = await agent.start()
+        prompt = [text_block("echo look at this"), image_block("iVBORw0KGgo=", "image/png")]
+        assert (await agent.conn.prompt(session_id=sid, prompt=prompt)).stop_reason == "end_turn"
+        await agent.conn.close_session(session_id=sid)
+        agent.client.updates.clear()
+        await agent.conn.load_session(cwd=str(agent.cwd), session_id=sid)
+        text, image = [u.content for u in agent.client.of(sid, "user_message_chunk")]
+        assert text.text == "echo look at this"  # a user's text is not an agent's output: not shouted
+        assert (image.type, image.data, image.mime_type) == ("image", "iVBORw0KGgo=", "image/png")
+        assert agent.client.text(sid) == "LOOK AT THIS"
+
+
 async def test_stdin_eof_cancels_prompts_closes_sessions_and_exits_0(start_agent: StartAgent) -> None:
     async with start_agent(testplug=["events"]) as agent:
         sid = await agent.start()

@@ -3,8 +3,8 @@
 What is replayed is read from the LangGraph checkpoint, so the editor shows exactly what the
 model will see on the next turn: user messages, thoughts, answers, and each tool call with
 its final status and content. Content goes through the same hooks as live updates
-(``langacp_output_block``, the tool mappers); a user's blocks are mapped like output blocks
-and sent as ``user_message_chunk``.
+(``langacp_output_block``, the tool mappers). A user's text is sent as it is; the user's
+other blocks (images, files, …) are mapped like output blocks and sent as ``user_message_chunk``.
 """
 
 from __future__ import annotations
@@ -37,13 +37,18 @@ async def replay_history(
 
 def replay_messages(plugins: Plugins, session: SessionContext, messages: list[Any], sink: UpdateSink) -> None:
     """Queue ``messages`` (a thread's LangChain messages) on ``sink`` as session updates."""
-    from acp import start_tool_call, update_user_message
+    from acp import start_tool_call, text_block, update_user_message
 
     results = {m.tool_call_id: m for m in messages if isinstance(m, ToolMessage)}
     for message in messages:
         if isinstance(message, HumanMessage):
             for block in message.content_blocks:
-                for update in plugins.output_block(dict(block), session):
+                text = block.get("text") if block.get("type") == "text" else None
+                if isinstance(text, str):
+                    if text:
+                        sink.put(update_user_message(text_block(text)))
+                    continue
+                for update in plugins.output_block(dict(block), session):  # images, files, …
                     if getattr(update, "session_update", None) == "agent_message_chunk":
                         sink.put(update_user_message(update.content))
         elif isinstance(message, AIMessage):

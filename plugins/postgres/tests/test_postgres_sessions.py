@@ -64,3 +64,18 @@ async def test_kill_9_mid_tool_then_load_on_another_process(postgres_url: str, t
         other.client.updates.clear()
         await other.prompt(sid, "dangling")
         assert other.client.text(sid) == "dangling: 0"
+
+
+async def test_an_unreachable_database_fails_session_methods_clearly_and_initialize_still_answers() -> None:
+    import pytest
+    from acp import RequestError
+
+    async with serve(args=["--store", "postgresql://agent:hunter2@127.0.0.1:1/langacp"]) as agent:
+        caps = (await agent.initialize()).agent_capabilities
+        assert caps is not None and caps.load_session is True
+        with pytest.raises(RequestError) as err:
+            await agent.new_session()
+        assert err.value.code == -32603
+        details = str(err.value.data)
+        assert "cannot use the PostgreSQL session database" in details and "127.0.0.1" in details
+        assert "hunter2" not in details and "hunter2" not in agent.stderr()

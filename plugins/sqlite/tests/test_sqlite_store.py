@@ -6,9 +6,9 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from langacp_sqlite import SqliteStore, database_path, default_database_path
 
 from langacp.stores import InvalidCursor, SessionRecord, StoreError, copy_thread, load_store_driver, open_store
+from langacp_sqlite import SqliteStore, database_path, default_database_path
 
 
 async def opened(path: Path) -> SqliteStore:
