@@ -237,3 +237,24 @@ async def test_two_agent_processes_share_one_database(store_url: str, tmp_path: 
         one.client.updates.clear()
         await one.conn.load_session(cwd=str(tmp_path), session_id=b)
         assert one.client.text(b).endswith("done: 4")
+
+
+async def test_the_record_keeps_title_cwd_and_mcp_servers_without_secret_values(store_url: str) -> None:
+    from acp.schema import EnvVariable, McpServerStdio
+
+    server = McpServerStdio(name="files", command="/usr/bin/mcp-files", args=["--root", "/src"], env=[])
+    server.env = [EnvVariable(name="API_TOKEN", value="s3cret-value")]
+    async with serve(args=["--store", store_url]) as agent:
+        await agent.initialize()
+        sid = (await agent.conn.new_session(cwd=str(agent.cwd), mcp_servers=[server])).session_id
+        await agent.prompt(sid, "echo a title")
+    path = store_url.removeprefix("sqlite://")
+    with sqlite3.connect(path) as db:
+        [(raw,)] = db.execute("SELECT record FROM langacp_sessions WHERE session_id = ?", (sid,)).fetchall()
+    assert "s3cret-value" not in raw
+    import json
+
+    record = json.loads(raw)
+    assert record["title"] == "echo a title" and record["cwd"] == str(agent.cwd)
+    [stored] = record["data"]["langacp"]["mcp_servers"]
+    assert stored["name"] == "files" and stored["command"] == "/usr/bin/mcp-files" and stored["env"] == ["API_TOKEN"]

@@ -121,3 +121,12 @@ async def test_copy_thread_forks_a_checkpoint(tmp_path: Path) -> None:
         assert [m.text for m in dst.values["messages"]] == ["hi", "hello", "only in dst", "hello"]
     finally:
         await store.aclose()
+
+
+async def test_a_file_that_is_not_a_database_is_an_error_and_is_left_alone(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    path.write_bytes(b"these are my notes, not a database" * 100)
+    store = open_store(f"sqlite://{path}")
+    with pytest.raises(StoreError, match="cannot open the session database"):
+        await store.aopen()  # type: ignore[attr-defined]
+    assert path.read_bytes() == b"these are my notes, not a database" * 100
