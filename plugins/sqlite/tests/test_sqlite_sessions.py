@@ -258,3 +258,27 @@ async def test_the_record_keeps_title_cwd_and_mcp_servers_without_secret_values(
     assert record["title"] == "echo a title" and record["cwd"] == str(agent.cwd)
     [stored] = record["data"]["langacp"]["mcp_servers"]
     assert stored["name"] == "files" and stored["command"] == "/usr/bin/mcp-files" and stored["env"] == ["API_TOKEN"]
+
+
+async def test_an_unreadable_conversation_is_a_clear_error_and_is_left_as_it_was(
+    store_url: str, tmp_path: Path
+) -> None:
+    async with serve(args=["--store", store_url]) as agent:
+        sid = await agent.start()
+        await agent.prompt(sid, "echo precious")
+    path = store_url.removeprefix("sqlite://")
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE checkpoints SET checkpoint = X'C1C1C1' WHERE thread_id = ?", (sid,))
+        before = db.execute("SELECT checkpoint_id, checkpoint FROM checkpoints ORDER BY checkpoint_id").fetchall()
+    async with serve(args=["--store", store_url]) as agent:
+        await agent.initialize()
+        with pytest.raises(RequestError) as err:
+            await agent.conn.load_session(cwd=str(tmp_path), session_id=sid)
+        assert err.value.code == -32603 and "cannot be read" in str(err.value.data)
+        with pytest.raises(RequestError) as err:
+            await agent.prompt(sid, "echo overwrite it")  # the failed load left no live session behind
+        assert err.value.code == -32002
+        assert await agent.prompt(await agent.new_session(), "echo still serving") == "end_turn"
+    with sqlite3.connect(path) as db:
+        after = db.execute("SELECT checkpoint_id, checkpoint FROM checkpoints WHERE thread_id = ?", (sid,)).fetchall()
+    assert set(after) <= set(before) and after
