@@ -282,3 +282,15 @@ async def test_an_unreadable_conversation_is_a_clear_error_and_is_left_as_it_was
     with sqlite3.connect(path) as db:
         after = db.execute("SELECT checkpoint_id, checkpoint FROM checkpoints WHERE thread_id = ?", (sid,)).fetchall()
     assert set(after) <= set(before) and after
+
+
+async def test_list_pages_with_an_opaque_cursor_over_the_protocol(store_url: str, tmp_path: Path) -> None:
+    async with serve(args=["--store", store_url]) as agent:
+        await agent.initialize()
+        created = [await agent.new_session(str(tmp_path)) for _ in range(53)]
+        first = await agent.conn.list_sessions(cwd=str(tmp_path))
+        assert len(first.sessions) == 50 and first.next_cursor
+        second = await agent.conn.list_sessions(cwd=str(tmp_path), cursor=first.next_cursor)
+        assert len(second.sessions) == 3 and second.next_cursor is None
+        listed = [s.session_id for s in [*first.sessions, *second.sessions]]
+        assert sorted(listed) == sorted(created) and len(set(listed)) == 53
