@@ -266,8 +266,7 @@ class LangacpAgent:
 
         try:
             if messages is None:  # the session was live: not read from storage by _restore
-                state = await session.graph.aget_state(session.config)
-                messages = (state.values or {}).get("messages") or []
+                messages = await _thread_messages(session)
             replay_messages(self.plugins, session.context, messages, session.sink)
         except Exception as exc:
             log.exception("cannot replay session %s", session_id)
@@ -349,15 +348,13 @@ class LangacpAgent:
         """
         from langacp.bridge import repair_thread, unanswered_tool_calls
 
-        state = await session.graph.aget_state(session.config)
-        messages: list[Any] = (state.values or {}).get("messages") or []
+        messages = await _thread_messages(session)
         if unanswered_tool_calls(messages):
             repaired = await repair_thread(session.graph, session.config, INTERRUPTED_TEXT)
             log.warning(
                 "langacp: session %s: %d interrupted tool call(s) marked failed", session.context.session_id, repaired
             )
-            state = await session.graph.aget_state(session.config)
-            messages = (state.values or {}).get("messages") or []
+            messages = await _thread_messages(session)
         return messages
 
     @serving("session/fork")
@@ -688,6 +685,15 @@ def _check_dirs(cwd: str, additional_directories: list[str] | None) -> None:
     for path in [cwd, *(additional_directories or [])]:
         if not isinstance(path, str) or not os.path.isabs(path):
             raise RequestError.invalid_params({"details": f"directories must be absolute paths: {path!r}"})
+
+
+async def _thread_messages(session: Session) -> list[Any]:
+    """The messages of the session's thread (none if its graph has no checkpointer)."""
+    if getattr(session.graph, "checkpointer", None) is None:
+        return []  # a factory that ignores setup.checkpointer: nothing is stored
+    state = await session.graph.aget_state(session.config)
+    messages: list[Any] = (state.values or {}).get("messages") or []
+    return messages
 
 
 def _describe_servers(servers: list[Any] | None) -> list[dict[str, Any]]:

@@ -293,3 +293,23 @@ async def test_list_pages_with_an_opaque_cursor_over_the_protocol(store_url: str
         assert len(second.sessions) == 3 and second.next_cursor is None
         listed = [s.session_id for s in [*first.sessions, *second.sessions]]
         assert sorted(listed) == sorted(created) and len(set(listed)) == 53
+
+
+async def test_a_factory_without_the_checkpointer_still_loads_and_resumes_empty(store_url: str, tmp_path: Path) -> None:
+    target = tmp_path / "forgetful.py"
+    target.write_text(
+        "from langchain.agents import create_agent\n"
+        "from langacp.testing.agent import make_model\n\n"
+        "def agent(setup):\n"
+        "    return create_agent(make_model(), tools=[], middleware=setup.middleware)\n"
+    )
+    async with serve(f"{target}:agent", args=["--store", store_url]) as agent:
+        sid = await agent.start()
+        await agent.prompt(sid, "echo forgotten")
+        await agent.conn.close_session(session_id=sid)
+        await agent.conn.resume_session(cwd=str(tmp_path), session_id=sid)
+        await agent.conn.close_session(session_id=sid)
+        agent.client.updates.clear()
+        await agent.conn.load_session(cwd=str(tmp_path), session_id=sid)
+        assert agent.client.of(sid, "user_message_chunk") == []  # nothing was stored to replay
+        assert await agent.prompt(sid, "echo still works") == "end_turn"
