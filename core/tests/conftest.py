@@ -56,7 +56,7 @@ def start_raw(tmp_path: Path) -> Callable[..., AbstractAsyncContextManager[RawAg
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=stderr,
-                env=agent_env(extra=env),
+                env=agent_env(extra={"XDG_DATA_HOME": str(tmp_path / "data"), **(env or {})}),
                 cwd=str(REPO),
             )
             try:

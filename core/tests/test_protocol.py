@@ -41,7 +41,7 @@ async def test_a_slow_tool_is_reported_in_progress_while_it_runs(start_agent: St
 
 
 async def test_initialize_answers_version_1_and_real_agent_info(start_agent: StartAgent) -> None:
-    async with start_agent() as agent:
+    async with start_agent(args=["--store", "memory"]) as agent:
         response = await agent.conn.initialize(protocol_version=99)
         assert response.protocol_version == 1
         assert response.agent_info is not None
@@ -190,9 +190,6 @@ async def test_methods_not_offered_answer_method_not_found(start_agent: StartAge
     async with start_agent() as agent:
         sid = await agent.start()
         with pytest.raises(RequestError) as err:
-            await agent.conn.fork_session(session_id=sid, cwd=str(agent.cwd))
-        assert err.value.code == -32601
-        with pytest.raises(RequestError) as err:
             await agent.conn.ext_method("acme/unknown", {})
         assert err.value.code == -32601
         # set_mode with no modes plugin installed is not offered either
@@ -270,6 +267,47 @@ async def test_list_close_and_load_replay(start_agent: StartAgent) -> None:
         assert err.value.code == -32002
         events = [e["event"] for e in agent.events()]
         assert events.count("session_closed") == 1 and "session_loaded" in events
+
+
+async def test_fork_copies_the_conversation_and_the_two_diverge(start_agent: StartAgent) -> None:
+    async with start_agent(testplug=["events"], args=["--store", "memory"]) as agent:
+        response = await agent.initialize()
+        caps = response.agent_capabilities
+        assert caps is not None and caps.session_capabilities is not None
+        assert caps.session_capabilities.fork is not None
+        sid = await agent.new_session()
+        await agent.prompt(sid, "echo one")
+        fork = (await agent.conn.fork_session(session_id=sid, cwd=str(agent.cwd))).session_id
+        assert fork != sid
+        await agent.prompt(fork, "echo fork only")
+        await agent.prompt(sid, "echo source only")
+        agent.client.updates.clear()
+        await agent.prompt(fork, "history")
+        await agent.prompt(sid, "history")
+        assert agent.client.text(fork) == "echo one | echo fork only | history"
+        assert agent.client.text(sid) == "echo one | echo source only | history"
+        listed = {s.session_id: s.title for s in (await agent.conn.list_sessions()).sessions}
+        assert listed == {sid: "echo one", fork: "echo one"}
+        with pytest.raises(RequestError) as err:
+            await agent.conn.fork_session(session_id="missing", cwd=str(agent.cwd))
+        assert err.value.code == -32002
+        assert [e["event"] for e in agent.events()].count("session_created") == 2
+
+
+async def test_load_replays_user_images_through_the_content_hooks(start_agent: StartAgent) -> None:
+    from acp import image_block, text_block
+
+    async with start_agent(testplug=["images", "shout"]) as agent:
+        sid = await agent.start()
+        prompt = [text_block("echo look at this"), image_block("iVBORw0KGgo=", "image/png")]
+        assert (await agent.conn.prompt(session_id=sid, prompt=prompt)).stop_reason == "end_turn"
+        await agent.conn.close_session(session_id=sid)
+        agent.client.updates.clear()
+        await agent.conn.load_session(cwd=str(agent.cwd), session_id=sid)
+        text, image = [u.content for u in agent.client.of(sid, "user_message_chunk")]
+        assert text.text == "echo look at this"  # a user's text is not an agent's output: not shouted
+        assert (image.type, image.data, image.mime_type) == ("image", "iVBORw0KGgo=", "image/png")
+        assert agent.client.text(sid) == "LOOK AT THIS"
 
 
 async def test_stdin_eof_cancels_prompts_closes_sessions_and_exits_0(start_agent: StartAgent) -> None:
@@ -387,6 +425,8 @@ BAD_REQUESTS: list[tuple[str, Any]] = [
     ("session/set_config_option", {"sessionId": "s", "configId": 3, "value": {}}),
     ("session/close", {"sessionId": ["s"]}),
     ("session/resume", {"sessionId": "s", "cwd": "/tmp"}),
+    ("session/fork", {"sessionId": "s", "cwd": "relative"}),
+    ("session/list", {"cursor": "not-a-cursor"}),
     ("authenticate", {"methodId": None}),
     ("session/cancel", {"sessionId": {}}),
     ("_acme/ext", {"x": 1}),

@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from langacp.stores import SessionRecord, load_store_driver, open_store
+from langacp.stores import (
+    InvalidCursor,
+    SessionRecord,
+    StoreError,
+    decode_cursor,
+    encode_cursor,
+    load_store_driver,
+    open_store,
+    record_from_json,
+)
 from langacp.stores.memory import MemoryStore
 
 
@@ -15,8 +26,8 @@ def test_memory_driver_is_registered_by_entry_point() -> None:
 
 
 def test_unknown_driver_names_what_is_missing() -> None:
-    with pytest.raises(ValueError, match="no session store driver 'postgres'"):
-        load_store_driver("postgres://localhost/db")
+    with pytest.raises(ValueError, match="no session store driver 'nosuch'"):
+        load_store_driver("nosuch://localhost/db")
 
 
 async def test_memory_store_lists_newest_first_with_cwd_filter_and_paging() -> None:
@@ -32,3 +43,27 @@ async def test_memory_store_lists_newest_first_with_cwd_filter_and_paging() -> N
     only_a, _ = await store.list(cwd="/a")
     assert [r.session_id for r in only_a] == ["s3", "s1"]
     assert (await store.get("s2")) is not None and (await store.get("zz")) is None
+
+
+async def test_memory_store_refuses_a_cursor_it_did_not_hand_out() -> None:
+    store = open_store("memory")
+    with pytest.raises(InvalidCursor):
+        await store.list(cursor="abc")
+
+
+def test_cursors_are_opaque_and_round_trip() -> None:
+    cursor = encode_cursor("2026-01-01T00:00:00.000Z", "s1")
+    assert "s1" not in cursor and decode_cursor(cursor) == ("2026-01-01T00:00:00.000Z", "s1")
+    for bad in ("", "!!", encode_cursor("a", "b")[:-2] + "zz"):
+        with pytest.raises(InvalidCursor):
+            decode_cursor(bad)
+
+
+def test_records_from_json_reject_what_is_not_a_record() -> None:
+    record = SessionRecord(session_id="s", cwd="/a", title="t", data={"x": {"y": 1}})
+    assert record_from_json("s", json.dumps(record.as_dict())) == record
+    for raw in ("{", "[]", '{"session_id": "s"}', json.dumps({**record.as_dict(), "data": []})):
+        with pytest.raises(StoreError):
+            record_from_json("s", raw)
+    with pytest.raises(StoreError, match="holds session id"):
+        record_from_json("other", json.dumps(record.as_dict()))

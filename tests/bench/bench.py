@@ -58,6 +58,15 @@ Rows (ratio = langacp / baseline; 1.0 means langacp adds nothing):
   interleaved with them in the same session, show how much of the turn is the MCP call. And
   ``session/new`` with that server against ``session/new`` without one (spawning and
   initializing the server).
+- **(h) session/load**: a stored 1,000-message session (250 turns of question, tool call, tool
+  result, answer) in a SQLite file (``langacp-sqlite``): median time from sending
+  ``session/load`` to its response, every update of the replay received (the session is closed
+  between runs, so each load reads the database), against reading the same checkpoint directly
+  with ``checkpointer.aget_tuple`` in this process. Skipped when ``langacp-sqlite`` is not installed.
+
+Rows (a), (b), (d)-(g) serve with ``--store memory`` (their baseline uses LangGraph's
+``InMemorySaver``); (c) measures the default store (``sqlite`` when installed), with
+``XDG_DATA_HOME`` pointing into a temporary directory.
 """
 
 from __future__ import annotations
@@ -84,6 +93,7 @@ from typing import IO, Any
 REPO = Path(__file__).resolve().parents[2]
 TARGET = "langacp.testing.agent:agent"
 AGENT_CMD = [sys.executable, "-m", "langacp.cli", "serve", TARGET]
+MEMORY_STORE = ["--store", "memory"]
 SYSTEM_PROMPT = "You are a scripted test agent."  # what langacp.testing.agent:agent uses
 RECURSION_LIMIT = 1000  # langacp serve's default
 NO_AUTOLOAD_ENV = "LANGACP_DISABLE_PLUGIN_AUTOLOAD"
@@ -162,15 +172,22 @@ def _make_client() -> Any:
 
 @asynccontextmanager
 async def agent_process(
-    client: Any, token_delay: float = 0.0, args: tuple[str, ...] = (), env: dict[str, str] | None = None
+    client: Any,
+    token_delay: float = 0.0,
+    store: list[str] = MEMORY_STORE,
+    args: tuple[str, ...] = (),
+    env: dict[str, str] | None = None,
 ) -> AsyncIterator[tuple[Any, asyncio.subprocess.Process]]:
-    """``langacp serve`` on the scripted agent, its stderr in a temporary file shown if anything fails."""
+    """``langacp serve`` on the scripted agent, its stderr in a temporary file shown if anything fails.
+
+    ``store``: the ``--store`` arguments (``[]``: the default store); ``args``, ``env``: more of each.
+    """
     from langacp.client import spawn_agent
 
     env = {**os.environ, DELAY_ENV: repr(token_delay), **(env or {})}
     with tempfile.TemporaryFile() as log:
         try:
-            async with spawn_agent([*AGENT_CMD, *args], client, env=env, cwd=str(REPO), stderr=log) as pair:
+            async with spawn_agent([*AGENT_CMD, *store, *args], client, env=env, cwd=str(REPO), stderr=log) as pair:
                 yield pair
         except Exception as exc:
             raise BenchmarkError(f"{exc!s} ({type(exc).__name__})\n--- agent stderr (tail) ---\n{_tail(log)}") from exc
@@ -337,6 +354,9 @@ class Results:
     mcp_local_turn_s: float = 0.0
     mcp_session_new_s: float = 0.0
     mcp_plain_session_new_s: float = 0.0
+    load_messages: int = 0
+    load_s: float = 0.0
+    load_checkpoint_s: float = 0.0
     total_s: float = 0.0
 
 
@@ -451,7 +471,7 @@ async def bench_cold_start(sizes: Sizes, results: Results) -> None:
     floor_both: list[float] = []
     for _ in range(sizes.runs):
         start = time.perf_counter()
-        async with agent_process(_make_client()) as (conn, _):
+        async with agent_process(_make_client(), store=[]) as (conn, _):
             await _initialize(conn)
             initialize.append(time.perf_counter() - start)
             await _new_session(conn)
@@ -671,6 +691,92 @@ def _mcp_rows(r: Results) -> list[tuple[str, ...]]:
     ]
 
 
+LOAD_TURNS = 250
+"""Turns of the stored session of row (h): four messages each."""
+
+
+async def _store_session(url: str, turns: int) -> tuple[str, int]:
+    """Write a session of ``turns`` turns (question, tool call, tool result, answer) with its record."""
+    from langchain.agents import create_agent
+    from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+
+    from langacp.stores import SessionRecord, open_store
+    from langacp.testing.model import ScriptedChatModel
+
+    store: Any = open_store(url)
+    await store.aopen()
+    try:
+        graph = create_agent(
+            ScriptedChatModel(),
+            tools=_load_scripted().TOOLS,
+            system_prompt=SYSTEM_PROMPT,
+            checkpointer=store.checkpointer,
+        )
+        session_id = uuid.uuid4().hex
+        messages: list[Any] = []
+        for i in range(turns):
+            call = {"name": "add", "args": {"a": i, "b": 1}, "id": f"call_{i}", "type": "tool_call"}
+            messages += [
+                HumanMessage(f'tool add {{"a": {i}, "b": 1}}'),
+                AIMessage("", tool_calls=[call]),
+                ToolMessage(str(i + 1), tool_call_id=f"call_{i}", name="add"),
+                AIMessage(f"done: {i + 1}"),
+            ]
+        await graph.aupdate_state({"configurable": {"thread_id": session_id}}, {"messages": messages}, as_node="model")
+        await store.put(SessionRecord(session_id=session_id, cwd=str(REPO), title="stored"))
+    finally:
+        await store.aclose()
+    return session_id, len(messages)
+
+
+async def _read_checkpoint(url: str, session_id: str, runs: int) -> float:
+    """Median seconds of ``checkpointer.aget_tuple`` for the session's thread (the store opened once)."""
+    from langacp.stores import open_store
+
+    store: Any = open_store(url)
+    await store.aopen()
+    try:
+        config = {"configurable": {"thread_id": session_id, "checkpoint_ns": ""}}
+        await store.checkpointer.aget_tuple(config)  # warm-up
+        times = []
+        for _ in range(runs):
+            start = time.perf_counter()
+            tup = await store.checkpointer.aget_tuple(config)
+            times.append(time.perf_counter() - start)
+            if tup is None:
+                raise BenchmarkError("the stored checkpoint is missing")
+        return statistics.median(times)
+    finally:
+        await store.aclose()
+
+
+async def bench_load(sizes: Sizes, results: Results) -> None:
+    """Row (h): session/load of a stored 1,000-message session against ``aget_tuple`` of its checkpoint."""
+    from importlib.metadata import entry_points
+
+    if not any(ep.name == "sqlite" for ep in entry_points(group="langacp.stores")):
+        return
+    with tempfile.TemporaryDirectory(prefix="langacp-bench-") as tmp:
+        url = f"sqlite://{Path(tmp) / 'sessions.db'}"
+        session_id, results.load_messages = await _store_session(url, LOAD_TURNS)
+        results.load_checkpoint_s = await _read_checkpoint(url, session_id, sizes.runs)
+        client = _make_client()
+        times = []
+        async with agent_process(client, store=["--store", url]) as (conn, _):
+            await _initialize(conn)
+            await _prompt(conn, await _new_session(conn), "echo hi")  # the target imported, graph code warm
+            for _ in range(sizes.runs):
+                client.updates.clear()
+                start = time.perf_counter()
+                await conn.load_session(cwd=str(REPO), session_id=session_id, mcp_servers=[])
+                times.append(time.perf_counter() - start)
+                calls = [u for u in client.of(session_id, "tool_call") if u.status == "completed"]
+                if len(calls) != LOAD_TURNS or len(client.of(session_id, "user_message_chunk")) != LOAD_TURNS:
+                    raise BenchmarkError(f"session/load replayed {len(calls)} completed tool calls of {LOAD_TURNS}")
+                await conn.close_session(session_id=session_id)
+        results.load_s = statistics.median(times)
+
+
 async def run(sizes: Sizes) -> Results:
     """Every measurement, in one run."""
     results = Results(sizes=asdict(sizes))
@@ -684,6 +790,7 @@ async def run(sizes: Sizes) -> Results:
     await bench_cancel(sizes, results)
     await bench_eof_exit(sizes, results)
     await bench_mcp(sizes, results)
+    await bench_load(sizes, results)
     results.total_s = time.perf_counter() - start
     return results
 
@@ -795,6 +902,16 @@ def render(sizes: Sizes, r: Results) -> str:
         ),
         *_mcp_rows(r),
     ]
+    if r.load_s:
+        rows.append(
+            (
+                f"(h) session/load of a {r.load_messages:,}-message session, SQLite (median of {sizes.runs})",
+                f"{r.load_s * 1000:.1f} ms",
+                f"{r.load_checkpoint_s * 1000:.1f} ms `checkpointer.aget_tuple`",
+                f"{r.load_s / r.load_checkpoint_s:.1f}×",
+                "",
+            )
+        )
     lines = ["| " + " | ".join(row) + " |" for row in rows]
     lines.insert(1, "|" + "|".join(["---"] * len(rows[0])) + "|")
     return "\n".join(lines)
@@ -807,6 +924,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--plugins", action="store_true", help="let the agent load installed entry-point plugins")
     args = parser.parse_args(argv)
     os.chdir(REPO)
+    # The default store (sqlite, when installed) must not write into the user's own data directory.
+    data_home = tempfile.TemporaryDirectory(prefix="langacp-bench-data-")
+    os.environ["XDG_DATA_HOME"] = data_home.name
     if not args.plugins:
         os.environ[NO_AUTOLOAD_ENV] = "1"  # inherited by every agent process: core plugins only
     # The tools row makes 51 model calls in one prompt: over langacp-stop-reasons' default limit.

@@ -8,6 +8,7 @@ are ignored, never trusted.
 from __future__ import annotations
 
 import asyncio
+import copy
 import functools
 import logging
 import os
@@ -29,6 +30,7 @@ from acp.schema import (
     PromptResponse,
     SessionCapabilities,
     SessionCloseCapabilities,
+    SessionForkCapabilities,
     SessionInfo,
     SessionListCapabilities,
     SessionResumeCapabilities,
@@ -38,7 +40,16 @@ from acp.schema import (
 
 from langacp import __version__
 from langacp.plugins import Plugins
-from langacp.stores import SessionRecord, SessionStore, load_store_driver, now_iso, open_store
+from langacp.stores import (
+    InvalidCursor,
+    SessionRecord,
+    SessionStore,
+    StoreError,
+    copy_thread,
+    load_store_driver,
+    now_iso,
+    open_store,
+)
 from langacp.types import PromptCancelled, SessionContext, TurnOutcome
 
 if TYPE_CHECKING:
@@ -54,6 +65,7 @@ log = logging.getLogger("langacp.agent")
 DEFAULT_RECURSION_LIMIT = 1000
 SESSION_CLOSE_TIMEOUT = 6.0
 """Longest wait for one session's plugins to free what it holds when the agent exits."""
+INTERRUPTED_TEXT = "Interrupted: the agent stopped before this tool call finished."
 
 F = TypeVar("F", bound=Callable[..., Awaitable[Any]])
 
@@ -146,6 +158,9 @@ class LangacpAgent:
         await asyncio.sleep(0.01)
         target = await asyncio.to_thread(self._load_target)
         store = await asyncio.to_thread(open_store, self.store_url)
+        opener = getattr(store, "aopen", None)
+        if opener is not None:  # drivers whose connection must be made on the event loop
+            await opener()
         if not target.is_factory:
             if getattr(target.graph, "checkpointer", None) is None:
                 target.graph = target.graph.copy(update={"checkpointer": store.checkpointer})
@@ -195,7 +210,10 @@ class LangacpAgent:
             prompt_capabilities=PromptCapabilities(image=False, audio=False, embedded_context=True),
             mcp_capabilities=McpCapabilities(http=False, sse=False),
             session_capabilities=SessionCapabilities(
-                list=SessionListCapabilities(), close=SessionCloseCapabilities(), resume=SessionResumeCapabilities()
+                list=SessionListCapabilities(),
+                close=SessionCloseCapabilities(),
+                resume=SessionResumeCapabilities(),
+                fork=SessionForkCapabilities(),
             ),
         )
         self.plugins.agent_capabilities(capabilities)
@@ -245,10 +263,19 @@ class LangacpAgent:
         additional_directories: list[str] | None = None,
         **_: Any,
     ) -> LoadSessionResponse:
-        session = await self._restore(session_id, cwd, mcp_servers, additional_directories, "session/load")
-        from langacp.replay import replay_history
+        session, messages = await self._restore(session_id, cwd, mcp_servers, additional_directories, "session/load")
+        from langacp.replay import replay_messages
 
-        await replay_history(self.plugins, session.context, session.graph, session.sink, session.config)
+        try:
+            if messages is None:  # the session was live: not read from storage by _restore
+                messages = await _thread_messages(session)
+            replay_messages(self.plugins, session.context, messages, session.sink)
+        except Exception as exc:
+            log.exception("cannot replay session %s", session_id)
+            await self._close(session)
+            raise RequestError.internal_error(
+                {"details": f"the stored conversation of session {session_id} cannot be read: {exc}"}
+            ) from exc
         await session.sink.flush()
         return LoadSessionResponse(
             modes=self.plugins.session_modes(session.context),
@@ -266,7 +293,7 @@ class LangacpAgent:
     ) -> Any:
         from acp.schema import ResumeSessionResponse
 
-        session = await self._restore(session_id, cwd, mcp_servers, additional_directories, "session/resume")
+        session, _messages = await self._restore(session_id, cwd, mcp_servers, additional_directories, "session/resume")
         return ResumeSessionResponse(
             modes=self.plugins.session_modes(session.context),
             config_options=self.plugins.config_options(session.context) or None,
@@ -279,21 +306,95 @@ class LangacpAgent:
         mcp_servers: list[Any] | None,
         additional_directories: list[str] | None,
         method: str,
-    ) -> Session:
+    ) -> tuple[Session, list[Any] | None]:
+        """The session, live or restored from the store, and (if restored) its thread's messages."""
         _check_dirs(cwd, additional_directories)
         live = self.sessions.get(session_id)
         if live is not None:
             if live.busy:
                 raise RequestError.invalid_params({"details": "a prompt is running in this session"})
-            return live
+            return live, None
         _target, store = await self._target_and_store()
-        record = await store.get(session_id)
-        if record is None:
-            raise RequestError.resource_not_found(session_id)
+        record = await self._stored_record(store, session_id)
         record.cwd = cwd
         if additional_directories is not None:
             record.additional_directories = list(additional_directories)
-        return await self._open(record, mcp_servers, created=False)
+        session = await self._open(record, mcp_servers, created=False)
+        try:
+            messages = await self._repair(session)
+        except Exception as exc:
+            log.exception("cannot read the thread of session %s", session_id)
+            await self._close(session)
+            raise RequestError.internal_error(
+                {"details": f"the stored conversation of session {session_id} cannot be read: {exc}"}
+            ) from exc
+        return session, messages
+
+    async def _stored_record(self, store: SessionStore, session_id: str) -> SessionRecord:
+        """The stored record of ``session_id``: -32002 if there is none, a clear error if it is unreadable."""
+        try:
+            record = await store.get(session_id)
+        except StoreError as exc:
+            log.error("langacp: the record of session %s cannot be read: %s", session_id, exc)
+            raise RequestError.internal_error(
+                {"details": f"the stored record of session {session_id} cannot be read: {exc}"}
+            ) from exc
+        if record is None:
+            raise RequestError.resource_not_found(session_id)
+        return record
+
+    async def _repair(self, session: Session) -> list[Any]:
+        """Read a restored thread; tool calls a crash left without results get error results.
+
+        Returns the thread's messages (after the repair).
+        """
+        from langacp.bridge import repair_thread, unanswered_tool_calls
+
+        messages = await _thread_messages(session)
+        if unanswered_tool_calls(messages):
+            repaired = await repair_thread(session.graph, session.config, INTERRUPTED_TEXT)
+            log.warning(
+                "langacp: session %s: %d interrupted tool call(s) marked failed", session.context.session_id, repaired
+            )
+            messages = await _thread_messages(session)
+        return messages
+
+    @serving("session/fork")
+    async def fork_session(
+        self,
+        cwd: str,
+        session_id: str,
+        additional_directories: list[str] | None = None,
+        mcp_servers: list[Any] | None = None,
+        **_: Any,
+    ) -> Any:
+        """A new session holding a copy of ``session_id``'s conversation; the two then diverge."""
+        from acp.schema import ForkSessionResponse
+
+        _check_dirs(cwd, additional_directories)
+        target, store = await self._target_and_store()
+        live = self.sessions.get(session_id)
+        if live is not None and live.busy:
+            raise RequestError.invalid_params({"details": "a prompt is running in this session"})
+        source = live.record if live is not None else await self._stored_record(store, session_id)
+        record = SessionRecord(
+            session_id=uuid.uuid4().hex,
+            cwd=cwd,
+            additional_directories=list(additional_directories or []),
+            title=source.title,
+            mode_id=source.mode_id,
+            data=copy.deepcopy(source.data),
+        )
+        checkpointer = live.graph.checkpointer if live is not None else None
+        if checkpointer is None:
+            checkpointer = store.checkpointer if target.is_factory else target.graph.checkpointer
+        await copy_thread(checkpointer, session_id, record.session_id)
+        session = await self._open(record, mcp_servers, created=True)
+        return ForkSessionResponse(
+            session_id=record.session_id,
+            modes=self.plugins.session_modes(session.context),
+            config_options=self.plugins.config_options(session.context) or None,
+        )
 
     async def _open(self, record: SessionRecord, mcp_servers: list[Any] | None, *, created: bool) -> Session:
         from langacp.bridge import UpdateSink
@@ -327,6 +428,7 @@ class LangacpAgent:
 
         context.send_update = send_update
         context.state["record"] = record
+        record.data["langacp"] = {**record.data.get("langacp", {}), "mcp_servers": _describe_servers(mcp_servers)}
         try:
             graph, guarded = await self._build(target, store, context, created=created)
         except BaseException:
@@ -399,7 +501,10 @@ class LangacpAgent:
         if cwd is not None and not os.path.isabs(cwd):
             raise RequestError.invalid_params({"details": f"cwd must be an absolute path: {cwd!r}"})
         _target, store = await self._target_and_store()
-        records, next_cursor = await store.list(cwd=cwd, cursor=cursor)
+        try:
+            records, next_cursor = await store.list(cwd=cwd, cursor=cursor)
+        except InvalidCursor as exc:
+            raise RequestError.invalid_params({"details": f"invalid cursor {cursor!r}"}) from exc
         return ListSessionsResponse(
             sessions=[
                 SessionInfo(
@@ -616,6 +721,27 @@ def _check_dirs(cwd: str, additional_directories: list[str] | None) -> None:
     for path in [cwd, *(additional_directories or [])]:
         if not isinstance(path, str) or not os.path.isabs(path):
             raise RequestError.invalid_params({"details": f"directories must be absolute paths: {path!r}"})
+
+
+async def _thread_messages(session: Session) -> list[Any]:
+    """The messages of the session's thread (none if its graph has no checkpointer)."""
+    if getattr(session.graph, "checkpointer", None) is None:
+        return []  # a factory that ignores setup.checkpointer: nothing is stored
+    state = await session.graph.aget_state(session.config)
+    messages: list[Any] = (state.values or {}).get("messages") or []
+    return messages
+
+
+def _describe_servers(servers: list[Any] | None) -> list[dict[str, Any]]:
+    """The session's MCP servers as stored: names, commands and URLs; of env vars and headers only the names."""
+    described = []
+    for server in servers or []:
+        data = server.model_dump(mode="json", by_alias=True, exclude_none=True) if hasattr(server, "model_dump") else {}
+        for secret in ("env", "headers"):
+            if isinstance(data.get(secret), list):
+                data[secret] = [item.get("name") for item in data[secret] if isinstance(item, dict)]
+        described.append(data)
+    return described
 
 
 def _caused_by_cancel(exc: BaseException) -> bool:

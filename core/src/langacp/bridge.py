@@ -21,7 +21,7 @@ from langacp.types import SessionContext, ToolCallInfo, TurnOutcome
 if TYPE_CHECKING:
     from langacp.plugins import Plugins
 
-__all__ = ["TurnRunner", "UpdateSink", "repair_thread"]
+__all__ = ["TurnRunner", "UpdateSink", "repair_thread", "unanswered_tool_calls"]
 
 log = logging.getLogger("langacp.bridge")
 
@@ -367,6 +367,15 @@ def _raw_output(message: ToolMessage) -> Any:
     return str(content)
 
 
+def unanswered_tool_calls(messages: list[Any]) -> list[Any]:
+    """The tool calls of the thread's last AI message that no ToolMessage answers."""
+    last_ai = next((m for m in reversed(messages) if isinstance(m, AIMessage)), None)
+    if last_ai is None:
+        return []
+    answered = {m.tool_call_id for m in messages if isinstance(m, ToolMessage)}
+    return [tc for tc in last_ai.tool_calls if tc.get("id") and tc["id"] not in answered]
+
+
 async def repair_thread(
     graph: Any,
     config: dict[str, Any],
@@ -390,12 +399,7 @@ async def repair_thread(
         await graph.aupdate_state(config, {"messages": [AIMessage(content=partial_text)]}, as_node=as_node)
         return 1
     state = await graph.aget_state(config)
-    messages = (state.values or {}).get("messages") or []
-    answered = {m.tool_call_id for m in messages if isinstance(m, ToolMessage)}
-    last_ai = next((m for m in reversed(messages) if isinstance(m, AIMessage)), None)
-    if last_ai is None:
-        return 0
-    missing = [tc for tc in last_ai.tool_calls if tc.get("id") and tc["id"] not in answered]
+    missing = unanswered_tool_calls((state.values or {}).get("messages") or [])
     if not missing:
         return 0
     repairs = [ToolMessage(content=reason, tool_call_id=tc["id"], name=tc["name"], status="error") for tc in missing]

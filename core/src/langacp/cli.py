@@ -51,7 +51,12 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"an init_chat_model string such as openai:gpt-4.1 or anthropic:claude-sonnet-4-5 (sets {MODEL_ENV}; "
         "default: the offline demo model)",
     )
-    serve.add_argument("--store", default="memory", help="session store URL, e.g. memory (default)")
+    serve.add_argument(
+        "--store",
+        default=None,
+        help="session store URL: memory, sqlite (a file in the user data directory), sqlite:///path/to/file.db, "
+        "postgres://user@host/db. Default: sqlite when langacp-sqlite is installed, else memory",
+    )
     serve.add_argument(
         "--log-level", default="warning", choices=["debug", "info", "warning", "error"], help="stderr log level"
     )

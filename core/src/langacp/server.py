@@ -72,13 +72,13 @@ async def _run(agent: object) -> None:
 def serve(
     target: str | None,
     *,
-    store: str = "memory",
+    store: str | None = None,
     blocked: Iterable[str] = (),
     enabled: Iterable[str] = (),
     log_level: str = "warning",
     recursion_limit: int = 1000,
 ) -> int:
-    """Serve TARGET over stdin/stdout; returns the exit code."""
+    """Serve TARGET over stdin/stdout; returns the exit code. ``store=None``: :func:`default_store_url`."""
     configure_logging(log_level)
     if sys.stdin.isatty():
         print(
@@ -88,9 +88,11 @@ def serve(
         )
     from langacp.agent import LangacpAgent
     from langacp.plugins import load_plugins
+    from langacp.stores import default_store_url
 
     plugins = load_plugins(blocked=blocked, enabled=enabled)
-    agent = LangacpAgent(target, plugins, store_url=store, recursion_limit=recursion_limit)
+    store_url = store or default_store_url()
+    agent = LangacpAgent(target, plugins, store_url=store_url, recursion_limit=recursion_limit)
     # Not asyncio.run(): it would wait for the default executor, i.e. for a synchronous tool
     # still sleeping in a worker thread, which cannot be stopped.
     loop = asyncio.new_event_loop()

@@ -2,16 +2,36 @@
 
 A store is a driver chosen by name through stevedore (entry-point group ``langacp.stores``):
 ``--store memory`` or ``--store sqlite:///path/to/file.db`` picks the driver named by the
-URL's scheme. The core ships ``memory``; persistent drivers come as plugins.
+URL's scheme. The core ships ``memory``; persistent drivers come as plugins (``sqlite``,
+``postgres``). Without ``--store``, ``sqlite`` is used when its driver is installed.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+import json
+import logging
+from dataclasses import asdict, dataclass, field, fields
 from datetime import UTC, datetime
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
-__all__ = ["STORE_GROUP", "SessionRecord", "SessionStore", "load_store_driver", "now_iso", "open_store"]
+_log = logging.getLogger("langacp.stores")
+
+__all__ = [
+    "STORE_GROUP",
+    "InvalidCursor",
+    "SessionRecord",
+    "SessionStore",
+    "StoreError",
+    "copy_thread",
+    "decode_cursor",
+    "default_store_url",
+    "encode_cursor",
+    "list_page",
+    "load_store_driver",
+    "now_iso",
+    "open_store",
+    "record_from_json",
+]
 
 STORE_GROUP = "langacp.stores"
 
@@ -38,6 +58,33 @@ class SessionRecord:
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    @classmethod
+    def from_dict(cls, data: Any) -> SessionRecord:
+        """A record from :meth:`as_dict` output; :class:`StoreError` if it is not one."""
+        if not isinstance(data, dict):
+            raise StoreError(f"a session record must be a JSON object, not {type(data).__name__}")
+        known = {f.name for f in fields(cls)}
+        try:
+            record = cls(**{k: v for k, v in data.items() if k in known})
+        except TypeError as exc:
+            raise StoreError(f"incomplete session record: {exc}") from exc
+        for name in ("session_id", "cwd", "created_at", "updated_at"):
+            if not isinstance(getattr(record, name), str):
+                raise StoreError(f"session record field {name!r} is not a string")
+        if not isinstance(record.additional_directories, list) or not isinstance(record.data, dict):
+            raise StoreError("session record fields additional_directories / data have the wrong type")
+        if not all(isinstance(v, str | None) for v in (record.title, record.mode_id)):
+            raise StoreError("session record fields title / mode_id are not strings")
+        return record
+
+
+class StoreError(Exception):
+    """A stored session cannot be read (corrupt or foreign data): reported, never overwritten."""
+
+
+class InvalidCursor(ValueError):
+    """A ``session/list`` cursor this store did not hand out."""
+
 
 @runtime_checkable
 class SessionStore(Protocol):
@@ -61,6 +108,10 @@ class SessionStore(Protocol):
     async def aclose(self) -> None:
         """Release connections; stored data stays."""
 
+    # Optional: ``async def aopen(self) -> None``, awaited on the event loop once, right after the
+    # driver was instantiated (in a worker thread): connect there when the connection or the
+    # checkpointer must be created inside the running loop.
+
 
 def _driver_name(url: str) -> str:
     return url.split(":", 1)[0] if ":" in url else url
@@ -82,3 +133,90 @@ def load_store_driver(url: str) -> type[SessionStore]:
 def open_store(url: str) -> SessionStore:
     """Instantiate the store driver for ``url``; the driver receives the whole URL."""
     return load_store_driver(url)(url)  # type: ignore[call-arg]
+
+
+def encode_cursor(updated_at: str, session_id: str) -> str:
+    """An opaque ``session/list`` cursor: the page after this session (keyset: updated_at, session_id)."""
+    import base64
+    import json
+
+    raw = json.dumps([updated_at, session_id], separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> tuple[str, str]:
+    """``(updated_at, session_id)`` from :func:`encode_cursor`; :class:`InvalidCursor` otherwise."""
+    import base64
+    import binascii
+    import json
+
+    try:
+        value = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+    except (ValueError, binascii.Error) as exc:
+        raise InvalidCursor(cursor) from exc
+    if not (isinstance(value, list) and len(value) == 2 and all(isinstance(v, str) for v in value)):
+        raise InvalidCursor(cursor)
+    return value[0], value[1]
+
+
+def record_from_json(session_id: str, raw: Any) -> SessionRecord:
+    """Parse a stored JSON record of ``session_id``; :class:`StoreError` if it is not one."""
+    try:
+        data = json.loads(raw)
+    except (TypeError, ValueError) as exc:
+        raise StoreError(f"the record is not valid JSON ({exc})") from exc
+    record = SessionRecord.from_dict(data)
+    if record.session_id != session_id:
+        raise StoreError(f"the record holds session id {record.session_id!r}")
+    return record
+
+
+def list_page(rows: list[Any], limit: int) -> tuple[list[SessionRecord], str | None]:
+    """Records of the first ``limit`` rows (unreadable ones are logged and skipped) and the next cursor.
+
+    ``rows`` are ``(session_id, updated_at, record)``, at most ``limit + 1`` of them.
+    """
+    records: list[SessionRecord] = []
+    for session_id, _updated_at, raw in rows[:limit]:
+        try:
+            records.append(record_from_json(session_id, raw))
+        except StoreError as exc:
+            _log.warning("langacp: session %s is not listed: its record cannot be read (%s)", session_id, exc)
+    if len(rows) <= limit:
+        return records, None
+    session_id, updated_at, _raw = rows[limit - 1]
+    return records, encode_cursor(updated_at, session_id)
+
+
+def default_store_url() -> str:
+    """``sqlite`` (a file in the user data directory) when that driver is installed, else ``memory``.
+
+    Reads entry-point metadata only: nothing is imported and no database is opened.
+    """
+    from importlib.metadata import entry_points
+
+    return "sqlite" if any(ep.name == "sqlite" for ep in entry_points(group=STORE_GROUP)) else "memory"
+
+
+async def copy_thread(checkpointer: Any, source: str, target: str) -> bool:
+    """Copy the latest checkpoint of thread ``source`` (and its pending writes) to thread ``target``.
+
+    What ``session/fork`` does to the conversation: the copy starts where the source stands
+    and the two then diverge. Only the head checkpoint is copied (the history of earlier
+    checkpoints is not needed to continue). Returns ``False`` if ``source`` has no checkpoint.
+    """
+    tup = await checkpointer.aget_tuple({"configurable": {"thread_id": source, "checkpoint_ns": ""}})
+    if tup is None:
+        return False
+    checkpoint = dict(tup.checkpoint)
+    checkpoint["channel_values"] = dict(checkpoint.get("channel_values") or {})
+    config = {"configurable": {"thread_id": target, "checkpoint_ns": ""}}
+    saved = await checkpointer.aput(
+        config, checkpoint, dict(tup.metadata or {}), dict(checkpoint.get("channel_versions") or {})
+    )
+    by_task: dict[tuple[str, str], list[tuple[str, Any]]] = {}
+    for task_id, channel, value in tup.pending_writes or []:
+        by_task.setdefault((task_id, ""), []).append((channel, value))
+    for (task_id, task_path), writes in by_task.items():
+        await checkpointer.aput_writes(saved, writes, task_id, task_path)
+    return True

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from langacp.stores import SessionRecord
+from langacp.stores import InvalidCursor, SessionRecord
 
 
 class MemoryStore:
@@ -31,7 +31,9 @@ class MemoryStore:
         records = sorted(self._records.values(), key=lambda r: (r.updated_at, r.session_id), reverse=True)
         if cwd is not None:
             records = [r for r in records if r.cwd == cwd]
-        start = int(cursor) if cursor and cursor.isdigit() else 0
+        if cursor is not None and not cursor.isdigit():
+            raise InvalidCursor(cursor)
+        start = int(cursor) if cursor else 0
         page = records[start : start + limit]
         more = start + limit < len(records)
         return page, str(start + limit) if more else None

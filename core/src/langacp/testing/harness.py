@@ -6,7 +6,8 @@
         titles = [u.title for u in agent.client.of(sid, "tool_call")]
 
 With ``isolate=True`` (the default) plugin autoload is off and only ``plugins`` are loaded, so
-whatever else is installed does not leak into the test.
+whatever else is installed does not leak into the test. ``XDG_DATA_HOME`` points into a
+temporary directory, so the default session store never touches the user's sessions.
 """
 
 from __future__ import annotations
@@ -82,9 +83,11 @@ async def serve(
     child_env = {k: v for k, v in os.environ.items() if not (isolate and k.startswith("LANGACP_"))}
     if isolate:
         child_env["LANGACP_DISABLE_PLUGIN_AUTOLOAD"] = "1"
-    child_env.update(env or {})
     recorder = client or RecordingClient()
     with tempfile.TemporaryDirectory(prefix="langacp-test-") as tmp:
+        # The default session store (sqlite, when installed) writes under XDG_DATA_HOME: never the user's own.
+        child_env["XDG_DATA_HOME"] = str(Path(tmp) / "data")
+        child_env.update(env or {})
         workdir = Path(cwd) if cwd is not None else Path(tmp) / "work"
         workdir.mkdir(parents=True, exist_ok=True)
         stderr_path = Path(tmp) / "agent.stderr"

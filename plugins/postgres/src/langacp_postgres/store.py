@@ -1,0 +1,141 @@
+"""The ``postgres`` store: LangGraph checkpoints and session records in one PostgreSQL database.
+
+Agents on several machines pointed at the same database share their sessions: one creates a
+session, another lists, loads, resumes or forks it. The records live in table
+``langacp_sessions`` beside LangGraph's checkpoint tables, in the same database. Nothing heavy
+is imported when stevedore loads this module; the pool connects in :meth:`aopen`.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any, ClassVar
+
+from langacp.stores import SessionRecord, StoreError, decode_cursor, list_page, record_from_json
+
+__all__ = ["PostgresStore", "redact"]
+
+log = logging.getLogger("langacp.postgres")
+
+CONNECT_TIMEOUT = 10.0
+POOL_MAX = 4
+SETUP_LOCK = 0x6C616E67616370  # pg_advisory_lock key: one process at a time creates or migrates tables
+
+SCHEMA = (
+    """CREATE TABLE IF NOT EXISTS langacp_sessions (
+        session_id TEXT COLLATE "C" PRIMARY KEY,
+        cwd TEXT NOT NULL,
+        updated_at TEXT COLLATE "C" NOT NULL,
+        record TEXT NOT NULL
+    )""",
+    "CREATE INDEX IF NOT EXISTS langacp_sessions_recent ON langacp_sessions (updated_at DESC, session_id DESC)",
+    "CREATE INDEX IF NOT EXISTS langacp_sessions_cwd ON langacp_sessions (cwd, updated_at DESC, session_id DESC)",
+)
+
+
+async def _lock(conn: Any) -> None:
+    """Take the set-up advisory lock, polling: a statement blocked on it would hold a snapshot,
+    and the ``CREATE INDEX CONCURRENTLY`` of LangGraph's migrations in the lock holder waits
+    for every open snapshot (a deadlock PostgreSQL does not detect)."""
+    import asyncio
+
+    while True:
+        row = await (await conn.execute("SELECT pg_try_advisory_lock(%s) AS ok", (SETUP_LOCK,))).fetchone()
+        if row["ok"]:
+            return
+        await asyncio.sleep(0.05)
+
+
+def redact(url: str) -> str:
+    """``url`` without its password, for logs and errors."""
+    return re.sub(r"(://[^:/@]*:)[^@]*@", r"\1***@", url)
+
+
+class PostgresStore:
+    """Session store over ``AsyncPostgresSaver`` and a connection pool, plus a ``langacp_sessions`` table."""
+
+    persistent: ClassVar[bool] = True
+
+    def __init__(self, url: str) -> None:
+        if not url.startswith(("postgres://", "postgresql://")):
+            raise ValueError(f"not a PostgreSQL URL: {redact(url)!r} (expected postgresql://user@host/dbname)")
+        self.url = url
+        self.checkpointer: Any = None
+        self._pool: Any = None
+
+    async def aopen(self) -> None:
+        """Connect the pool and create the tables (once per database, under an advisory lock)."""
+        import psycopg
+        from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+        from psycopg.rows import dict_row
+        from psycopg_pool import AsyncConnectionPool
+
+        pool: Any = AsyncConnectionPool(
+            self.url,
+            min_size=1,
+            max_size=POOL_MAX,
+            open=False,
+            kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row},
+        )
+        try:
+            # One direct attempt first: the pool retries until its timeout and then only says "timed out".
+            probe = await psycopg.AsyncConnection.connect(self.url, connect_timeout=int(CONNECT_TIMEOUT))
+            await probe.close()
+            await pool.open(wait=True, timeout=CONNECT_TIMEOUT)
+            saver = AsyncPostgresSaver(pool)
+            async with pool.connection() as conn:
+                await _lock(conn)
+                try:
+                    await saver.setup()
+                    for statement in SCHEMA:
+                        await conn.execute(statement)
+                finally:
+                    await conn.execute("SELECT pg_advisory_unlock(%s)", (SETUP_LOCK,))
+        except Exception as exc:
+            await pool.close()
+            raise StoreError(f"cannot use the PostgreSQL session database {redact(self.url)}: {exc}") from exc
+        self._pool = pool
+        self.checkpointer = saver
+        log.info("langacp: sessions are stored in %s", redact(self.url))
+
+    async def put(self, record: SessionRecord) -> None:
+        import json
+
+        async with self._pool.connection() as conn:
+            await conn.execute(
+                "INSERT INTO langacp_sessions (session_id, cwd, updated_at, record) VALUES (%s, %s, %s, %s) "
+                "ON CONFLICT (session_id) DO UPDATE SET cwd = excluded.cwd, updated_at = excluded.updated_at, "
+                "record = excluded.record",
+                (record.session_id, record.cwd, record.updated_at, json.dumps(record.as_dict(), ensure_ascii=False)),
+            )
+
+    async def get(self, session_id: str) -> SessionRecord | None:
+        async with self._pool.connection() as conn:
+            cursor = await conn.execute("SELECT record FROM langacp_sessions WHERE session_id = %s", (session_id,))
+            row = await cursor.fetchone()
+        return None if row is None else record_from_json(session_id, row["record"])
+
+    async def list(
+        self, *, cwd: str | None = None, cursor: str | None = None, limit: int = 50
+    ) -> tuple[list[SessionRecord], str | None]:
+        where: list[str] = []
+        params: list[Any] = []
+        if cwd is not None:
+            where.append("cwd = %s")
+            params.append(cwd)
+        if cursor is not None:
+            where.append("(updated_at, session_id) < (%s, %s)")
+            params.extend(decode_cursor(cursor))
+        sql = "SELECT session_id, updated_at, record FROM langacp_sessions"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        sql += " ORDER BY updated_at DESC, session_id DESC LIMIT %s"
+        async with self._pool.connection() as conn:
+            rows = await (await conn.execute(sql, (*params, limit + 1))).fetchall()
+        return list_page([(r["session_id"], r["updated_at"], r["record"]) for r in rows], limit)
+
+    async def aclose(self) -> None:
+        if self._pool is not None:
+            await self._pool.close()
+            self._pool = None

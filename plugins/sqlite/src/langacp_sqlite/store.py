@@ -1,0 +1,140 @@
+"""The ``sqlite`` store: LangGraph checkpoints and session records in one SQLite file.
+
+Both live in the same database and go through the same connection, so a session's record
+and its conversation are read from the same place. WAL mode and a busy timeout let several
+agent processes share one file. The module imports nothing heavy: stevedore loads it when
+``initialize`` is answered; the database is opened later, on the event loop (:meth:`aopen`).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from pathlib import Path
+from typing import Any, ClassVar
+from urllib.parse import unquote
+
+from langacp.stores import SessionRecord, StoreError, decode_cursor, list_page, record_from_json
+
+__all__ = ["SqliteStore", "database_path", "default_database_path"]
+
+log = logging.getLogger("langacp.sqlite")
+
+BUSY_TIMEOUT = 30.0
+"""Seconds a write waits for another process holding the database lock."""
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS langacp_sessions (
+    session_id TEXT PRIMARY KEY,
+    cwd TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    record TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS langacp_sessions_recent ON langacp_sessions (updated_at DESC, session_id DESC);
+CREATE INDEX IF NOT EXISTS langacp_sessions_cwd ON langacp_sessions (cwd, updated_at DESC, session_id DESC);
+"""
+
+
+def default_database_path() -> Path:
+    """``$XDG_DATA_HOME/langacp/sessions.db`` (``~/.local/share/langacp/sessions.db`` by default)."""
+    base = os.environ.get("XDG_DATA_HOME", "")
+    root = Path(base) if base and os.path.isabs(base) else Path.home() / ".local" / "share"
+    return root / "langacp" / "sessions.db"
+
+
+def database_path(url: str) -> Path:
+    """The file a ``sqlite`` URL names.
+
+    ``sqlite`` (or ``sqlite://``): :func:`default_database_path`; ``sqlite:///abs/path.db``:
+    an absolute path; ``sqlite:relative/path.db`` or ``sqlite:~/x.db``: relative to the
+    working directory or home.
+    """
+    scheme, _, rest = url.partition(":")
+    if scheme != "sqlite":
+        raise ValueError(f"not a sqlite URL: {url!r}")
+    rest = unquote(rest)
+    if rest in ("", "//"):
+        return default_database_path()
+    if rest.startswith("///"):
+        return Path(rest[2:])
+    if rest.startswith("//"):
+        raise ValueError(f"{url!r}: use sqlite:///absolute/path.db or sqlite:relative/path.db")
+    return Path(rest).expanduser().resolve()
+
+
+class SqliteStore:
+    """Session store over ``AsyncSqliteSaver`` plus a ``langacp_sessions`` table in the same file."""
+
+    persistent: ClassVar[bool] = True
+
+    def __init__(self, url: str = "sqlite") -> None:
+        self.url = url
+        self.path = database_path(url)
+        self.checkpointer: Any = None
+        self._conn: Any = None
+
+    async def aopen(self) -> None:
+        """Open the database (creating the file and its tables if needed), on the running loop."""
+        import aiosqlite
+        from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        conn = await aiosqlite.connect(str(self.path), timeout=BUSY_TIMEOUT)
+        try:
+            await conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT * 1000)}")
+            await conn.execute("PRAGMA journal_mode = WAL")
+            saver = AsyncSqliteSaver(conn)
+            await saver.setup()
+            async with saver.lock:
+                await conn.executescript(SCHEMA)
+                await conn.commit()
+        except Exception as exc:
+            await conn.close()
+            raise StoreError(f"cannot open the session database {self.path}: {exc}") from exc
+        self._conn = conn
+        self.checkpointer = saver
+        log.info("langacp: sessions are stored in %s", self.path)
+
+    async def put(self, record: SessionRecord) -> None:
+        data = json.dumps(record.as_dict(), ensure_ascii=False)
+        async with self.checkpointer.lock:
+            await self._conn.execute(
+                "INSERT INTO langacp_sessions (session_id, cwd, updated_at, record) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (session_id) DO UPDATE SET cwd = excluded.cwd, updated_at = excluded.updated_at, "
+                "record = excluded.record",
+                (record.session_id, record.cwd, record.updated_at, data),
+            )
+            await self._conn.commit()
+
+    async def get(self, session_id: str) -> SessionRecord | None:
+        async with self._conn.execute(
+            "SELECT record FROM langacp_sessions WHERE session_id = ?", (session_id,)
+        ) as cursor:
+            row = await cursor.fetchone()
+        if row is None:
+            return None
+        return record_from_json(session_id, row[0])
+
+    async def list(
+        self, *, cwd: str | None = None, cursor: str | None = None, limit: int = 50
+    ) -> tuple[list[SessionRecord], str | None]:
+        where, params = [], []
+        if cwd is not None:
+            where.append("cwd = ?")
+            params.append(cwd)
+        if cursor is not None:
+            where.append("(updated_at, session_id) < (?, ?)")
+            params.extend(decode_cursor(cursor))
+        sql = "SELECT session_id, updated_at, record FROM langacp_sessions"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        sql += " ORDER BY updated_at DESC, session_id DESC LIMIT ?"
+        async with self._conn.execute(sql, (*params, limit + 1)) as rows:
+            fetched = list(await rows.fetchall())
+        return list_page(fetched, limit)
+
+    async def aclose(self) -> None:
+        if self._conn is not None:
+            await self._conn.close()
+            self._conn = None
