@@ -158,3 +158,16 @@ async def test_mode_is_stored_with_the_session(tmp_path: Path) -> None:
         assert resumed.modes is not None and resumed.modes.current_mode_id == "readonly"
         await agent.prompt(sid, call("write_file", path=str(target), text="x"))
         assert not target.exists()
+
+
+async def test_a_precompiled_graph_gets_no_modes_rather_than_unenforced_ones(tmp_path: Path) -> None:
+    from langacp.testing.harness import serve
+
+    async with serve("langacp.testing.agent:graph", plugins=["modes"]) as agent:
+        await agent.initialize()
+        new = await agent.conn.new_session(cwd=str(agent.cwd))
+        assert new.modes is None and not new.config_options
+        with pytest.raises(RequestError) as err:
+            await agent.conn.set_session_mode(session_id=new.session_id, mode_id="readonly")
+        assert err.value.code == -32601
+        assert "precompiled graph: its tools cannot be limited" in agent.stderr()

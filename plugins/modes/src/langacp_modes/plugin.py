@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable
 from typing import Any
 
@@ -9,6 +10,8 @@ from langacp import PermissionVerdict, SessionContext, ToolCallInfo, hookimpl
 from langacp_modes import options
 from langacp_modes.session import current_mode, open_session, own_decision, permissions_active, state_of, switch_mode
 from langacp_modes.switch_tool import SWITCH_TOOL, ask_to_switch, make_switch_tool, refusal
+
+log = logging.getLogger("langacp_modes")
 
 
 # trylast: after langacp-permissions has read its configuration, so the mode's policy derives from it.
@@ -26,6 +29,7 @@ def langacp_session_loaded(session: SessionContext) -> None:
 def langacp_session_middleware(session: SessionContext) -> list[Any]:
     from langacp_modes.middleware import ModesMiddleware
 
+    state_of(session).enforced = True  # only asked for factory targets, which get the tool guard too
     return [ModesMiddleware(session)]
 
 
@@ -66,10 +70,24 @@ def langacp_ask_permission(call: ToolCallInfo, kind: str, session: SessionContex
     return ask_to_switch(call, session) if call.name == SWITCH_TOOL else None
 
 
+def _offered(session: SessionContext) -> bool:
+    state = state_of(session)
+    if not state.enforced and not session.state.get("modes.warned"):
+        session.state["modes.warned"] = True
+        log.warning(
+            "langacp-modes: session %s serves a precompiled graph: its tools cannot be limited, so no modes "
+            "are offered. Serve a per-session factory to get modes.",
+            session.session_id,
+        )
+    return state.enforced
+
+
 @hookimpl
 def langacp_session_modes(session: SessionContext) -> Any:
     from acp.schema import SessionMode, SessionModeState
 
+    if not _offered(session):
+        return None
     return SessionModeState(
         current_mode_id=current_mode(session).id,
         available_modes=[
@@ -80,7 +98,10 @@ def langacp_session_modes(session: SessionContext) -> Any:
 
 
 @hookimpl
-def langacp_set_mode(session: SessionContext, mode_id: str) -> Awaitable[bool]:
+def langacp_set_mode(session: SessionContext, mode_id: str) -> Awaitable[bool] | None:
+    if not _offered(session):
+        return None
+
     async def run() -> bool:
         if not switch_mode(session, mode_id):
             return False
@@ -92,11 +113,13 @@ def langacp_set_mode(session: SessionContext, mode_id: str) -> Awaitable[bool]:
 
 @hookimpl
 def langacp_config_options(session: SessionContext) -> list[Any]:
-    return options.config_options(session)
+    return options.config_options(session) if _offered(session) else []
 
 
 @hookimpl
 def langacp_set_config_option(session: SessionContext, config_id: str, value: str | bool) -> Awaitable[bool] | None:
+    if not _offered(session):
+        return None
     before = current_mode(session).id
     ok = options.set_option(session, config_id, value)
     if ok is None:

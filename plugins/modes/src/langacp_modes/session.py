@@ -44,6 +44,9 @@ class ModesState:
     """The name of the agent's own model, learnt at its first call (shown in the model option)."""
     models: dict[str, Any] = field(default_factory=dict)
     """Chat models built for the choices, by choice id."""
+    enforced: bool = False
+    """The session's agent is built by a factory that received this plugin's middleware and tools.
+    A precompiled graph gets neither: no modes are offered rather than modes that are not enforced."""
 
 
 def state_of(session: SessionContext) -> ModesState:
