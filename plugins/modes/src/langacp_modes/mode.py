@@ -80,8 +80,13 @@ class Mode:
 
     def refusal(self, tool: str, kind: str) -> str:
         """Why ``tool`` does not run in this mode: the text the model (and the editor) sees."""
-        allowed = [*(f"{k} tools" for k in self.kinds or ()), *(f"`{t}`" for t in self.tools or ())]
-        shown = ", ".join(allowed[:8]) + (", …" if len(allowed) > 8 else "") if allowed else "no tools"
+        parts = []
+        if self.kinds:
+            kinds = list(self.kinds)
+            parts.append((", ".join(kinds[:-1]) + " and " + kinds[-1] if len(kinds) > 1 else kinds[0]) + " tools")
+        if self.tools:
+            parts.append(f"{len(self.tools)} named tools" if len(self.tools) > 3 else ", ".join(self.tools))
+        shown = " and ".join(parts) or "no tools"
         return (
             f"the session is in {self.name} mode, where `{tool}` (kind {kind}) may not run; "
             f"this mode runs only {shown}. Ask the user to switch mode if it is needed"
