@@ -82,29 +82,6 @@ async def test_clear_starts_a_fresh_thread_that_survives_resume(tmp_path: Path) 
         assert await run(agent, sid, "history") == "history | history"  # still the new thread
 
 
-async def test_with_modes_mode_and_model_commands(tmp_path: Path) -> None:
-    config = tmp_path / "config" / "langacp" / "config.toml"
-    config.parent.mkdir(parents=True)
-    config.write_text('[models]\nchoices = [{ id = "fast", factory = "langacp.testing.agent:make_model" }]\n')
-    async with served(tmp_path, "modes") as agent:
-        sid = await agent.start()
-        assert await commands_of(agent, sid) == ["help", "mode", "model", "tools", "clear"]
-        listing = await run(agent, sid, "/mode")
-        assert listing.startswith("Mode: Interactive. Modes:") and "- `readonly`: Read-only" in listing
-        assert await run(agent, sid, "/mode readonly") == "Switched to Read-only mode."
-        await agent.client.wait_for(lambda _: bool(agent.client.of(sid, "current_mode_update")))
-        assert [u.current_mode_id for u in agent.client.of(sid, "current_mode_update")] == ["readonly"]
-        assert (await run(agent, sid, "/mode yolo")).startswith("Unknown mode 'yolo'. Modes: agentic, interactive")
-        models = await run(agent, sid, "/model")
-        assert "- `default`: Default (current)" in models and "- `fast`: fast" in models
-        assert await run(agent, sid, "/model fast") == "Switched to model fast from the next turn on."
-        [update] = agent.client.of(sid, "config_option_update")
-        assert next(o for o in update.config_options if o.id == "model").current_value == "fast"
-        assert (await run(agent, sid, "/model gpt-17")).startswith("Unknown model 'gpt-17'")
-        tools = await run(agent, sid, "/tools")
-        assert "- `switch_mode` (switch_mode)" in tools  # langacp-modes' tool, with its kind
-
-
 async def test_another_plugin_command_is_listed_and_runs(tmp_path: Path) -> None:
     site = Path(__file__).resolve().parents[3] / "core" / "tests" / "fixtures" / "site"
     env = {
