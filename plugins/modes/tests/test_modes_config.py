@@ -165,3 +165,33 @@ def test_rule_precedence() -> None:
     assert decide((*rules, ModeRule("deny", kind="read")), "read_file", "read") == "deny"  # deny wins
     assert decide((), "x", "other") == "ask"
     assert SessionContext  # the public type the hooks receive
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('[modes.x]\nname = "X"\ncolour = "red"\n', "unknown key(s) colour"),
+        ('[modes.x.permissions]\nkinds = { edit = "maybe" }\n', '\'maybe\' is not "allow", "ask" or "deny"'),
+        ('[models]\nchoices = [{ id = "a", model = "x:y", factory = "m:f" }]\n', "exactly one of model"),
+        ("[models]\nchoices = [3]\n", "a choice is a model name or a table"),
+        ("[modes\n", "cannot read it"),
+    ],
+)
+def test_invalid_files_are_reported_with_the_file_and_the_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, text: str, message: str
+) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    path = user_config(tmp_path, text)
+    config = load_config(str(tmp_path))
+    assert list(config.modes) == ["agentic", "interactive", "readonly", "planning"] and config.models == {}
+    assert str(path) in caplog.text and message in caplog.text
+
+
+def test_a_project_file_cannot_name_model_factories(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / ".langacp.toml").write_text(
+        '[models]\nchoices = ["openai:gpt-4.1", { id = "evil", factory = "evil:model" }]\n', encoding="utf-8"
+    )
+    assert list(load_config(str(project)).models) == ["openai:gpt-4.1"]
