@@ -12,6 +12,7 @@ import copy
 import functools
 import logging
 import os
+import re
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -116,7 +117,7 @@ class Session:
 
     @property
     def config(self) -> dict[str, Any]:
-        return {"configurable": {"thread_id": self.context.session_id}}
+        return {"configurable": {"thread_id": self.record.thread_id or self.context.session_id}}
 
 
 class LangacpAgent:
@@ -435,6 +436,8 @@ class LangacpAgent:
             await self._release(context)
             raise
         session = Session(context=context, record=record, graph=graph, sink=sink, guarded=guarded)
+        context.graph = graph
+        context.new_thread = functools.partial(self._new_thread, session)
         self.sessions[session_id] = session
         await store.put(record)
         updates, held = held or [], None
@@ -572,6 +575,11 @@ class LangacpAgent:
         await self._save(session)
         return SetSessionConfigOptionResponse(config_options=self.plugins.config_options(session.context))
 
+    async def _new_thread(self, session: Session) -> None:
+        """Give the session a fresh conversation thread (``SessionContext.new_thread``), and save it."""
+        session.record.thread_id = f"{session.context.session_id}.{uuid.uuid4().hex[:12]}"
+        await self._save(session)
+
     async def _save(self, session: Session) -> None:
         session.record.updated_at = now_iso()
         _target, store = await self._target_and_store()
@@ -678,9 +686,9 @@ class LangacpAgent:
         if not text or not text.startswith("/"):
             return None
         name, _, argument = text[1:].partition(" ")
-        offered = {c.name for c in self.plugins.available_commands(session.context)}
-        if name not in offered:
-            return None
+        if not _COMMAND_NAME.fullmatch(name):
+            return None  # "/usr/bin …" is not a command
+        # Every plugin may answer, offered command or not: a commands plugin answers unknown ones.
         reply = await self.plugins.run_command(session.context, name, argument.strip())
         if reply is None:
             return None  # no plugin ran it: the prompt goes to the model
@@ -715,6 +723,9 @@ class LangacpAgent:
                 await asyncio.wait_for(store.aclose(), timeout=1.0)
             except Exception:
                 log.exception("closing the session store failed")
+
+
+_COMMAND_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.:-]*")
 
 
 def _check_dirs(cwd: str, additional_directories: list[str] | None) -> None:

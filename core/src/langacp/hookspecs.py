@@ -283,7 +283,8 @@ def langacp_available_commands(session: SessionContext) -> list[AvailableCommand
 def langacp_run_command(session: SessionContext, name: str, argument: str) -> Awaitable[str | None] | str | None:
     """Run slash command ``/name argument``; return the text to show (or an awaitable of it).
 
-    ``None``: not my command. Called for prompts that start with ``/``.
+    ``None``: not my command. Called for every prompt that starts with ``/name`` (a name of
+    letters, digits, ``_ - . :``), offered or not; if no plugin answers, the prompt goes to the model.
     """
 
 

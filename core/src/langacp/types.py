@@ -70,6 +70,11 @@ class SessionContext:
     """The SDK's connection to the client (``acp.Client``): permission requests, fs, terminal."""
     plugins: Plugins | None = None
     """The loaded plugins, so a hook can ask the other mappers (``plugins.describe_tool(...)``)."""
+    graph: Any = None
+    """The session's compiled graph, once built (e.g. to list its tools); ``None`` before."""
+    new_thread: Callable[[], Awaitable[None]] | None = None
+    """Start a fresh conversation thread for this session (what ``/clear`` does): the model no
+    longer sees the earlier messages; the session, its settings and its old thread are kept."""
 
 
 @dataclass(frozen=True)

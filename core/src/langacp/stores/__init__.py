@@ -52,6 +52,8 @@ class SessionRecord:
     created_at: str = field(default_factory=now_iso)
     updated_at: str = field(default_factory=now_iso)
     mode_id: str | None = None
+    thread_id: str | None = None
+    """The LangGraph thread of the conversation; ``None``: the session id (until ``/clear``)."""
     data: dict[str, Any] = field(default_factory=dict)
     """Plugin data (remembered permissions, MCP servers, …), keyed by plugin name."""
 

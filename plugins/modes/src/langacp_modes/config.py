@@ -1,0 +1,255 @@
+"""Modes and model choices from code and from the configuration files.
+
+Read when a session starts or is loaded, in this order (a later source changes or adds modes):
+
+1. the built-in modes and those registered from code (:func:`register_mode`);
+2. the user's ``$XDG_CONFIG_HOME/langacp/config.toml`` (default ``~/.config/langacp/config.toml``);
+3. the project's ``.langacp.toml`` in the session's working directory.
+
+Only the ``[modes]`` and ``[models]`` tables are read; other plugins' tables are left alone. A
+project file may not loosen anything (its ``allow`` rules are ignored, with a warning) and may
+not name model factories (code to import): a repository you just cloned must not be able to
+make a mode run commands or import its own code.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, cast
+
+from langacp import PermissionDecision
+from langacp_modes.mode import DEFAULT_MODE_ID, DEFAULT_MODES, Mode, ModeRule
+
+__all__ = [
+    "PROJECT_FILE",
+    "ConfigError",
+    "ModeConfig",
+    "ModelChoice",
+    "load_config",
+    "register_mode",
+    "register_model",
+    "user_config_path",
+]
+
+log = logging.getLogger("langacp_modes")
+
+PROJECT_FILE = ".langacp.toml"
+_MODE_KEYS = {"name", "description", "system_prompt", "tools", "kinds", "permissions", "enabled"}
+_CHOICE_KEYS = {"id", "name", "description", "model", "factory", "thought_levels", "thought_setting"}
+
+_registered_modes: dict[str, Mode] = {}
+_registered_models: dict[str, ModelChoice] = {}
+
+
+class ConfigError(ValueError):
+    """A ``[modes]`` or ``[models]`` table is invalid; the message names the file and the key."""
+
+
+@dataclass(frozen=True)
+class ModelChoice:
+    """A model the user may switch to: an ``init_chat_model`` spec or a ``module:attr`` factory.
+
+    ``thought_levels`` (e.g. ``["low", "medium", "high"]``) are offered as the thought-level
+    option while this model is chosen, passed to the model as ``thought_setting`` (default
+    ``reasoning_effort``, OpenAI's name; Anthropic-style thinking budgets need a factory).
+    """
+
+    id: str
+    name: str
+    model: str | None = None
+    factory: str | None = None
+    description: str | None = None
+    thought_levels: tuple[str, ...] = ()
+    thought_setting: str = "reasoning_effort"
+
+
+@dataclass
+class ModeConfig:
+    """Everything this plugin read for one session."""
+
+    modes: dict[str, Mode]
+    default_mode: str = DEFAULT_MODE_ID
+    models: dict[str, ModelChoice] = field(default_factory=dict)
+
+
+def register_mode(mode: Mode) -> None:
+    """Add (or replace, by id) a mode for every session, from code; the configuration files still apply."""
+    _registered_modes[mode.id] = mode
+
+
+def register_model(choice: ModelChoice) -> None:
+    """Offer a model choice in every session, from code."""
+    _registered_models[choice.id] = choice
+
+
+def user_config_path() -> Path:
+    """``$XDG_CONFIG_HOME/langacp/config.toml`` (``~/.config`` when unset or not absolute)."""
+    base = os.environ.get("XDG_CONFIG_HOME", "")
+    root = Path(base) if base and os.path.isabs(base) else Path(os.path.expanduser("~")) / ".config"
+    return root / "langacp" / "config.toml"
+
+
+def _read(path: Path) -> dict[str, Any] | None:
+    import tomllib
+
+    try:
+        with path.open("rb") as f:
+            return tomllib.load(f)
+    except FileNotFoundError:
+        return None
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read it: {exc}") from exc
+
+
+def _strings(value: Any, where: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{where} must be a list of strings")
+    return tuple(value)
+
+
+def _rules(table: Any, where: str, *, project: bool) -> tuple[ModeRule, ...]:
+    if not isinstance(table, dict):
+        raise ConfigError(f"{where} must be a table")
+    unknown = sorted(set(table) - {"default", "kinds", "tools"})
+    if unknown:
+        raise ConfigError(f"{where}: unknown key(s) {', '.join(unknown)} (known: default, kinds, tools)")
+    found: list[tuple[str, str | None, str | None]] = []
+    if "default" in table:
+        found.append((table["default"], None, "*"))
+    for key, attribute in (("kinds", "kind"), ("tools", "tool")):
+        entries = table.get(key, {})
+        if not isinstance(entries, dict):
+            raise ConfigError(f'{where}.{key} must be a table of "pattern" = "allow" | "ask" | "deny"')
+        for pattern, decision in entries.items():
+            found.append((decision, pattern if attribute == "tool" else None, pattern if attribute == "kind" else None))
+    rules = []
+    for decision, tool, kind in found:
+        if decision not in ("allow", "ask", "deny"):
+            raise ConfigError(f'{where}: {decision!r} is not "allow", "ask" or "deny"')
+        if project and decision == "allow":
+            log.warning("langacp-modes: %s: a project file may only tighten; its allow rule is ignored", where)
+            continue
+        rules.append(ModeRule(cast(PermissionDecision, decision), tool=tool, kind=kind))
+    return tuple(rules)
+
+
+def _apply_modes(
+    modes: dict[str, Mode], table: dict[str, Any], path: Path, *, project: bool
+) -> tuple[dict[str, Mode], str | None]:
+    modes = dict(modes)
+    default: str | None = None
+    for key, value in table.items():
+        where = f"{path}: [modes.{key}]"
+        if key == "default":
+            if not isinstance(value, str):
+                raise ConfigError(f"{path}: [modes] default must be a mode id")
+            default = value
+            continue
+        if not isinstance(value, dict):
+            raise ConfigError(f"{where} must be a table")
+        unknown = sorted(set(value) - _MODE_KEYS)
+        if unknown:
+            raise ConfigError(f"{where}: unknown key(s) {', '.join(unknown)} (known: {', '.join(sorted(_MODE_KEYS))})")
+        if value.get("enabled", True) is False:
+            modes.pop(key, None)
+            continue
+        mode = modes.get(key) or Mode(key, key.replace("_", " ").title())
+        changes: dict[str, Any] = {}
+        for text in ("name", "description", "system_prompt"):
+            if text in value:
+                if not isinstance(value[text], str):
+                    raise ConfigError(f"{where} {text} must be a string")
+                changes[text] = value[text]
+        for globs in ("tools", "kinds"):
+            if globs in value:
+                changes[globs] = _strings(value[globs], f"{where} {globs}")
+        if project and ("tools" in changes or "kinds" in changes) and mode.restricted:
+            # A project may narrow what runs, never widen it.
+            old_tools, old_kinds = set(mode.tools or ()), set(mode.kinds or ())
+            changes["tools"] = tuple(t for t in changes.get("tools", mode.tools or ()) if t in old_tools)
+            changes["kinds"] = tuple(k for k in changes.get("kinds", mode.kinds or ()) if k in old_kinds)
+        if "permissions" in value:
+            changes["rules"] = (*mode.rules, *_rules(value["permissions"], f"{where}.permissions", project=project))
+        modes[key] = replace(mode, **changes)
+    return modes, default
+
+
+def _choice(entry: Any, where: str, *, project: bool) -> ModelChoice | None:
+    if isinstance(entry, str):
+        return ModelChoice(entry, entry, model=entry)
+    if not isinstance(entry, dict):
+        raise ConfigError(f"{where}: a choice is a model name or a table")
+    unknown = sorted(set(entry) - _CHOICE_KEYS)
+    if unknown:
+        raise ConfigError(f"{where}: unknown key(s) {', '.join(unknown)} (known: {', '.join(sorted(_CHOICE_KEYS))})")
+    model, factory = entry.get("model"), entry.get("factory")
+    if (model is None) == (factory is None) or not isinstance(model or factory, str):
+        raise ConfigError(f"{where}: a choice needs exactly one of model (a model name) or factory (module:attr)")
+    if project and factory is not None:
+        log.warning("langacp-modes: %s: a project file may not name model factories; ignored", where)
+        return None
+    choice_id = entry.get("id", model or factory)
+    levels = _strings(entry.get("thought_levels", []), f"{where} thought_levels")
+    return ModelChoice(
+        id=str(choice_id),
+        name=str(entry.get("name", choice_id)),
+        model=model,
+        factory=factory,
+        description=entry.get("description"),
+        thought_levels=levels,
+        thought_setting=str(entry.get("thought_setting", "reasoning_effort")),
+    )
+
+
+def _apply_models(models: dict[str, ModelChoice], table: Any, path: Path, *, project: bool) -> dict[str, ModelChoice]:
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: [models] must be a table")
+    unknown = sorted(set(table) - {"choices"})
+    if unknown:
+        raise ConfigError(f"{path}: unknown key(s) in [models]: {', '.join(unknown)} (known: choices)")
+    choices = table.get("choices", [])
+    if not isinstance(choices, list):
+        raise ConfigError(f"{path}: [models] choices must be a list")
+    models = dict(models)
+    for index, entry in enumerate(choices):
+        choice = _choice(entry, f"{path}: [models] choices[{index}]", project=project)
+        if choice is not None:
+            models[choice.id] = choice
+    return models
+
+
+def load_config(cwd: str) -> ModeConfig:
+    """The modes and model choices for a session in ``cwd``. A broken file is reported and skipped."""
+    modes = {m.id: m for m in DEFAULT_MODES} | dict(_registered_modes)
+    config = ModeConfig(modes=modes, models=dict(_registered_models))
+    for path, project in ((user_config_path(), False), (Path(cwd) / PROJECT_FILE, True)):
+        try:
+            document = _read(path)
+            if document is None:
+                continue
+            new_modes, default = config.modes, None
+            if "modes" in document:
+                if not isinstance(document["modes"], dict):
+                    raise ConfigError(f"{path}: [modes] must be a table")
+                new_modes, default = _apply_modes(config.modes, document["modes"], path, project=project)
+            new_models = config.models
+            if "models" in document:
+                new_models = _apply_models(config.models, document["models"], path, project=project)
+        except ConfigError as exc:
+            log.error("langacp-modes: %s. The file's modes and models are ignored until it is fixed.", exc)
+            continue
+        config.modes, config.models = new_modes, new_models
+        if default is not None and project:
+            log.warning("langacp-modes: %s: [modes] default is only read from the user file; ignored", path)
+        elif default is not None:
+            config.default_mode = default
+    if not config.modes:
+        log.error("langacp-modes: every mode is disabled; using the built-in modes")
+        config.modes = {m.id: m for m in DEFAULT_MODES}
+    if config.default_mode not in config.modes:
+        log.error("langacp-modes: the default mode %r does not exist; using the first mode", config.default_mode)
+        config.default_mode = next(iter(config.modes))
+    return config

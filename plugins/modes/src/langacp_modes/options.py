@@ -1,0 +1,101 @@
+"""Session config options: mode (category ``mode``), model (``model``), thought level (``thought_level``).
+
+The model option is offered when the user configured model choices; the thought-level option
+only while the chosen model declares ``thought_levels`` (langacp cannot ask a model which
+levels it supports, so the configuration says).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langacp import SessionContext
+from langacp_modes.session import (
+    DEFAULT_MODEL,
+    DEFAULT_THOUGHT,
+    chosen_model,
+    current_mode,
+    set_model,
+    set_thought_level,
+    state_of,
+    switch_mode,
+    thought_level,
+)
+
+__all__ = ["MODEL_OPTION", "MODE_OPTION", "THOUGHT_OPTION", "config_options", "set_option"]
+
+MODE_OPTION = "mode"
+MODEL_OPTION = "model"
+THOUGHT_OPTION = "thought_level"
+
+
+def config_options(session: SessionContext) -> list[Any]:
+    """This session's options and their current values."""
+    from acp.schema import SessionConfigOptionSelect, SessionConfigSelectOption
+
+    state = state_of(session)
+    options: list[Any] = [
+        SessionConfigOptionSelect(
+            type="select",
+            id=MODE_OPTION,
+            name="Mode",
+            description="What the agent may do without asking",
+            category="mode",
+            current_value=current_mode(session).id,
+            options=[
+                SessionConfigSelectOption(value=m.id, name=m.name, description=m.description)
+                for m in state.config.modes.values()
+            ],
+        )
+    ]
+    if state.config.models:
+        choice = chosen_model(session)
+        agent_model = state.agent_model_name
+        options.append(
+            SessionConfigOptionSelect(
+                type="select",
+                id=MODEL_OPTION,
+                name="Model",
+                description="The model used from the next turn on",
+                category="model",
+                current_value=choice.id if choice is not None else DEFAULT_MODEL,
+                options=[
+                    SessionConfigSelectOption(
+                        value=DEFAULT_MODEL,
+                        name=f"Default ({agent_model})" if agent_model else "Default",
+                        description="The model the agent was built with",
+                    ),
+                    *(
+                        SessionConfigSelectOption(value=c.id, name=c.name, description=c.description)
+                        for c in state.config.models.values()
+                    ),
+                ],
+            )
+        )
+        if choice is not None and choice.thought_levels:
+            options.append(
+                SessionConfigOptionSelect(
+                    type="select",
+                    id=THOUGHT_OPTION,
+                    name="Thought level",
+                    description=f"How hard {choice.name} thinks before answering",
+                    category="thought_level",
+                    current_value=thought_level(session),
+                    options=[
+                        SessionConfigSelectOption(value=DEFAULT_THOUGHT, name="Default"),
+                        *(SessionConfigSelectOption(value=level, name=level) for level in choice.thought_levels),
+                    ],
+                )
+            )
+    return options
+
+
+def set_option(session: SessionContext, config_id: str, value: str | bool) -> bool | None:
+    """Set one of this plugin's options: ``True`` done, ``False`` invalid value, ``None`` not ours."""
+    if config_id == MODE_OPTION:
+        return isinstance(value, str) and switch_mode(session, value)
+    if config_id == MODEL_OPTION and state_of(session).config.models:
+        return isinstance(value, str) and set_model(session, value)
+    if config_id == THOUGHT_OPTION:
+        return isinstance(value, str) and set_thought_level(session, value)
+    return None

@@ -1,0 +1,145 @@
+"""The hook implementations of langacp-modes (entry point ``modes`` in group ``langacp``)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable
+from typing import Any
+
+from langacp import PermissionVerdict, SessionContext, ToolCallInfo, hookimpl
+from langacp_modes import options
+from langacp_modes.session import current_mode, open_session, own_decision, permissions_active, state_of, switch_mode
+from langacp_modes.switch_tool import SWITCH_TOOL, ask_to_switch, make_switch_tool, refusal
+
+log = logging.getLogger("langacp_modes")
+
+
+# trylast: after langacp-permissions has read its configuration, so the mode's policy derives from it.
+@hookimpl(trylast=True)
+def langacp_session_created(session: SessionContext) -> None:
+    open_session(session, created=True)
+
+
+@hookimpl(trylast=True)
+def langacp_session_loaded(session: SessionContext) -> None:
+    open_session(session, created=False)
+
+
+@hookimpl
+def langacp_session_middleware(session: SessionContext) -> list[Any]:
+    from langacp_modes.middleware import ModesMiddleware
+
+    state_of(session).enforced = True  # only asked for factory targets, which get the tool guard too
+    return [ModesMiddleware(session)]
+
+
+@hookimpl
+def langacp_session_tools(session: SessionContext) -> list[Any]:
+    return [make_switch_tool(session)]
+
+
+@hookimpl
+def langacp_tool_kind(call: ToolCallInfo, session: SessionContext) -> str | None:
+    return "switch_mode" if call.name == SWITCH_TOOL else None
+
+
+@hookimpl
+def langacp_tool_title(call: ToolCallInfo, session: SessionContext) -> str | None:
+    if call.name != SWITCH_TOOL:
+        return None
+    target = state_of(session).config.modes.get(str(call.args.get("mode_id")))
+    return f"Switch to {target.name} mode" if target is not None else "Switch mode"
+
+
+# tryfirst: a mode's refusal beats any other policy (an "always allow" answered in another mode too).
+@hookimpl(tryfirst=True)
+def langacp_permission(call: ToolCallInfo, kind: str, session: SessionContext) -> PermissionVerdict | None:
+    if call.name == SWITCH_TOOL:
+        reason = refusal(session, call.args.get("mode_id"))
+        return PermissionVerdict("deny", reason) if reason else PermissionVerdict("ask")
+    mode = current_mode(session)
+    if not mode.permits(call.name, kind):
+        return PermissionVerdict("deny", mode.refusal(call.name, kind))
+    if permissions_active(session):
+        return None  # langacp-permissions decides, with the mode's rules added to its policy
+    return PermissionVerdict(own_decision(session, call.name, kind))
+
+
+@hookimpl(tryfirst=True)
+def langacp_ask_permission(call: ToolCallInfo, kind: str, session: SessionContext) -> Awaitable[str] | None:
+    return ask_to_switch(call, session) if call.name == SWITCH_TOOL else None
+
+
+def _offered(session: SessionContext) -> bool:
+    state = state_of(session)
+    if not state.enforced and not session.state.get("modes.warned"):
+        session.state["modes.warned"] = True
+        log.warning(
+            "langacp-modes: session %s serves a precompiled graph: its tools cannot be limited, so no modes "
+            "are offered. Serve a per-session factory to get modes.",
+            session.session_id,
+        )
+    return state.enforced
+
+
+@hookimpl
+def langacp_session_modes(session: SessionContext) -> Any:
+    from acp.schema import SessionMode, SessionModeState
+
+    if not _offered(session):
+        return None
+    return SessionModeState(
+        current_mode_id=current_mode(session).id,
+        available_modes=[
+            SessionMode(id=m.id, name=m.name, description=m.description)
+            for m in state_of(session).config.modes.values()
+        ],
+    )
+
+
+@hookimpl
+def langacp_set_mode(session: SessionContext, mode_id: str) -> Awaitable[bool] | None:
+    if not _offered(session):
+        return None
+
+    async def run() -> bool:
+        if not switch_mode(session, mode_id):
+            return False
+        await _send_options(session)  # the core sends current_mode_update
+        return True
+
+    return run()
+
+
+@hookimpl
+def langacp_config_options(session: SessionContext) -> list[Any]:
+    return options.config_options(session) if _offered(session) else []
+
+
+@hookimpl
+def langacp_set_config_option(session: SessionContext, config_id: str, value: str | bool) -> Awaitable[bool] | None:
+    if not _offered(session):
+        return None
+    before = current_mode(session).id
+    ok = options.set_option(session, config_id, value)
+    if ok is None:
+        return None
+
+    async def run() -> bool:
+        if ok and current_mode(session).id != before and session.send_update is not None:
+            from acp.helpers import update_current_mode
+
+            await session.send_update(update_current_mode(current_mode(session).id))
+        return bool(ok)
+
+    return run()
+
+
+async def _send_options(session: SessionContext) -> None:
+    from acp.schema import ConfigOptionUpdate
+
+    if session.send_update is not None:
+        update = ConfigOptionUpdate(
+            session_update="config_option_update", config_options=options.config_options(session)
+        )
+        await session.send_update(update)

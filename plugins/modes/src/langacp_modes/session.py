@@ -1,0 +1,197 @@
+"""Per-session state: the modes offered, the current one, the chosen model and thought level.
+
+The current mode lives in ``SessionContext.mode_id`` and ``SessionRecord.mode_id`` (a persistent
+store keeps it); the model choice and thought level in ``SessionRecord.data["modes"]``.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+
+from langacp import PermissionDecision, SessionContext
+from langacp_modes.config import ModeConfig, ModelChoice, load_config
+from langacp_modes.mode import BASE_RULES, Mode, decide
+
+__all__ = [
+    "DEFAULT_MODEL",
+    "ModesState",
+    "current_mode",
+    "permissions_active",
+    "set_model",
+    "set_thought_level",
+    "state_of",
+    "switch_mode",
+]
+
+log = logging.getLogger("langacp_modes")
+
+STATE_KEY = "modes"
+DATA_KEY = "modes"
+DEFAULT_MODEL = "default"
+"""The value of the model option that means "the model the agent was built with"."""
+DEFAULT_THOUGHT = "default"
+
+
+@dataclass
+class ModesState:
+    """What this plugin keeps in ``SessionContext.state["modes"]``."""
+
+    config: ModeConfig
+    agent_model_name: str | None = None
+    """The name of the agent's own model, learnt at its first call (shown in the model option)."""
+    models: dict[str, Any] = field(default_factory=dict)
+    """Chat models built for the choices, by choice id."""
+    enforced: bool = False
+    """The session's agent is built by a factory that received this plugin's middleware and tools.
+    A precompiled graph gets neither: no modes are offered rather than modes that are not enforced."""
+
+
+def state_of(session: SessionContext) -> ModesState:
+    state = session.state.get(STATE_KEY)
+    if not isinstance(state, ModesState):
+        state = session.state[STATE_KEY] = ModesState(load_config(session.cwd))
+    return state
+
+
+def _data(session: SessionContext) -> dict[str, Any]:
+    record = session.state.get("record")
+    data = getattr(record, "data", None)
+    if not isinstance(data, dict):
+        data = session.state.setdefault("modes.data", {})
+    mine = data.get(DATA_KEY)
+    if not isinstance(mine, dict):
+        mine = data[DATA_KEY] = {}
+    return mine
+
+
+def current_mode(session: SessionContext) -> Mode:
+    """The session's mode (the default one if its id is unknown)."""
+    config = state_of(session).config
+    return config.modes.get(session.mode_id or "") or config.modes[config.default_mode]
+
+
+def permissions_active(session: SessionContext) -> bool:
+    """Whether ``langacp-permissions`` is loaded for this session (then its policy is swapped)."""
+    module = sys.modules.get("langacp_permissions.plugin")
+    return module is not None and session.plugins is not None and session.plugins.pm.is_registered(module)
+
+
+def apply_policy(session: SessionContext) -> None:
+    """Put the current mode's rules in force through ``langacp-permissions``, when it is loaded."""
+    if not permissions_active(session):
+        return
+    from langacp_permissions import Rule, configured_policy, set_policy
+
+    mode = current_mode(session)
+    if not mode.rules:
+        set_policy(session, None)
+        return
+    source = f"mode {mode.id}"
+    rules = [Rule(r.decision, tool=r.tool, kind=r.kind, source=source) for r in mode.rules]
+    set_policy(session, configured_policy(session).with_rules(*rules))
+
+
+def own_decision(session: SessionContext, tool: str, kind: str) -> PermissionDecision:
+    """The mode's decision when ``langacp-permissions`` is not loaded: the base rules plus the mode's."""
+    return decide((*BASE_RULES, *current_mode(session).rules), tool, kind)
+
+
+def open_session(session: SessionContext, *, created: bool) -> None:
+    """Settle the mode of a new or restored session and apply its policy."""
+    state = state_of(session)
+    if not created:  # read the files again: they may have changed since the session was saved
+        state.config = load_config(session.cwd)
+    config = state.config
+    if session.mode_id not in config.modes:
+        if session.mode_id is not None:
+            log.warning(
+                "langacp-modes: session %s was in mode %r, which no longer exists; using %r",
+                session.session_id,
+                session.mode_id,
+                config.default_mode,
+            )
+        _set_mode_id(session, config.default_mode)
+    data = _data(session)
+    if data.get("model") not in (None, DEFAULT_MODEL, *config.models):
+        data.pop("model", None)
+        data.pop("thought_level", None)
+    apply_policy(session)
+
+
+def _set_mode_id(session: SessionContext, mode_id: str) -> None:
+    session.mode_id = mode_id
+    record = session.state.get("record")
+    if record is not None:
+        record.mode_id = mode_id
+
+
+def switch_mode(session: SessionContext, mode_id: str) -> bool:
+    """Switch the session to ``mode_id`` (``False``: no such mode). The caller tells the client."""
+    if mode_id not in state_of(session).config.modes:
+        return False
+    _set_mode_id(session, mode_id)
+    apply_policy(session)
+    return True
+
+
+def chosen_model(session: SessionContext) -> ModelChoice | None:
+    """The model choice in force (``None``: the agent's own model)."""
+    choice_id = _data(session).get("model")
+    return state_of(session).config.models.get(choice_id) if isinstance(choice_id, str) else None
+
+
+def set_model(session: SessionContext, choice_id: str) -> bool:
+    """Use ``choice_id`` from the next model call on (``default``: the agent's own model)."""
+    state = state_of(session)
+    data = _data(session)
+    if choice_id == DEFAULT_MODEL:
+        data.pop("model", None)
+        data.pop("thought_level", None)
+        return True
+    choice = state.config.models.get(choice_id)
+    if choice is None:
+        return False
+    if choice_id not in state.models:
+        from langacp_modes.models import build_model
+
+        try:
+            state.models[choice_id] = build_model(choice)
+        except Exception as exc:  # noqa: BLE001 - a model that cannot be built is refused, with the reason logged
+            log.error("langacp-modes: cannot use model %r: %s: %s", choice_id, type(exc).__name__, exc)
+            return False
+    if data.get("model") != choice_id:
+        data.pop("thought_level", None)
+    data["model"] = choice_id
+    return True
+
+
+def model_for(session: SessionContext) -> Any | None:
+    """The chat model to call instead of the agent's own (``None``: keep the agent's)."""
+    choice = chosen_model(session)
+    if choice is None:
+        return None
+    state = state_of(session)
+    if choice.id not in state.models and not set_model(session, choice.id):
+        return None
+    return state.models[choice.id]
+
+
+def thought_level(session: SessionContext) -> str:
+    level = _data(session).get("thought_level")
+    return level if isinstance(level, str) else DEFAULT_THOUGHT
+
+
+def set_thought_level(session: SessionContext, level: str) -> bool:
+    choice = chosen_model(session)
+    if choice is None or not choice.thought_levels:
+        return False
+    if level == DEFAULT_THOUGHT:
+        _data(session).pop("thought_level", None)
+        return True
+    if level not in choice.thought_levels:
+        return False
+    _data(session)["thought_level"] = level
+    return True

@@ -1,0 +1,100 @@
+"""The ``switch_mode`` tool: the agent asks the user to change mode (for example to leave planning).
+
+Every call asks the user through a permission request ("Switch to … mode" / "Stay in … mode"),
+whatever the mode; the mode changes only if the user allows it. Then the client is told with
+``current_mode_update`` and ``config_option_update``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.tools import BaseTool, StructuredTool
+
+from langacp import SessionContext, ToolCallInfo
+from langacp_modes.session import current_mode, state_of, switch_mode
+
+__all__ = ["SWITCH_TOOL", "ask_to_switch", "make_switch_tool", "notify_mode_changed", "refusal"]
+
+SWITCH_TOOL = "switch_mode"
+
+
+def make_switch_tool(session: SessionContext) -> BaseTool:
+    """The ``switch_mode`` tool of one session."""
+
+    async def run(mode_id: str, reason: str = "") -> str:
+        if current_mode(session).id == mode_id:
+            return f"Already in {current_mode(session).name} mode."
+        if not switch_mode(session, mode_id):  # the permission check refuses unknown ids first
+            return refusal(session, mode_id) or f"unknown mode {mode_id!r}"
+        await notify_mode_changed(session)
+        return f"The user switched the session to {current_mode(session).name} mode."
+
+    modes = ", ".join(f"{m.id} ({m.description or m.name})" for m in state_of(session).config.modes.values())
+    return StructuredTool.from_function(
+        coroutine=run,
+        name=SWITCH_TOOL,
+        description=(
+            "Ask the user to switch the session to another mode; it changes only if the user agrees. "
+            f"Modes: {modes}. Give the reason (for example the plan to carry out)."
+        ),
+    )
+
+
+def refusal(session: SessionContext, mode_id: Any) -> str | None:
+    """Why a switch to ``mode_id`` cannot even be asked for (``None``: it can)."""
+    modes = state_of(session).config.modes
+    if isinstance(mode_id, str) and mode_id in modes:
+        return None
+    return f"there is no mode {mode_id!r}; the modes are {', '.join(modes)}"
+
+
+async def notify_mode_changed(session: SessionContext) -> None:
+    """Send ``current_mode_update`` and ``config_option_update`` after the agent switched mode."""
+    from acp.helpers import update_current_mode
+    from acp.schema import ConfigOptionUpdate
+
+    from langacp_modes.options import config_options
+
+    if session.send_update is None:
+        return
+    await session.send_update(update_current_mode(current_mode(session).id))
+    await session.send_update(
+        ConfigOptionUpdate(session_update="config_option_update", config_options=config_options(session))
+    )
+
+
+async def ask_to_switch(call: ToolCallInfo, session: SessionContext) -> str:
+    """Ask the user about a ``switch_mode`` call: ``"allow"`` or ``"deny"``."""
+    from acp.schema import PermissionOption, ToolCallUpdate
+
+    from langacp import PromptCancelled
+
+    if session.client is None:
+        return "deny"
+    target = state_of(session).config.modes[str(call.args.get("mode_id"))]
+    here = current_mode(session)
+    reason = str(call.args.get("reason") or "")
+    options = [
+        PermissionOption(option_id="switch", name=f"Switch to {target.name} mode", kind="allow_once"),
+        PermissionOption(option_id="stay", name=f"Stay in {here.name} mode", kind="reject_once"),
+    ]
+    content: list[Any] | None = None
+    if reason:
+        from acp.helpers import text_block, tool_content
+
+        content = [tool_content(text_block(reason))]
+    tool_call = ToolCallUpdate(
+        tool_call_id=call.tool_call_id,
+        title=f"Switch to {target.name} mode",
+        kind="switch_mode",
+        raw_input=call.args,
+        content=content,
+    )
+    response = await session.client.request_permission(
+        session_id=session.session_id, tool_call=tool_call, options=options
+    )
+    outcome = response.outcome
+    if getattr(outcome, "outcome", None) == "cancelled":
+        raise PromptCancelled("the client cancelled the permission request")
+    return "allow" if getattr(outcome, "option_id", None) == "switch" else "deny"

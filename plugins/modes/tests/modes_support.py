@@ -1,0 +1,78 @@
+"""Helpers of the mode tests (a uniquely named module: all test suites share one pytest run)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from langacp.client import RecordingClient
+from langacp.testing.harness import ServedAgent, serve
+
+HERE = Path(__file__).resolve().parent
+AGENT = str(HERE / "modes_agent.py")
+
+
+def agent_env(tmp_path: Path) -> dict[str, str]:
+    """A config dir of the test's own (never the real user's)."""
+    return {"XDG_CONFIG_HOME": str(tmp_path / "config")}
+
+
+@asynccontextmanager
+async def served(
+    tmp_path: Path,
+    *,
+    plugins: Sequence[str] = ("modes",),
+    client: RecordingClient | None = None,
+    args: Sequence[str] = (),
+) -> AsyncIterator[ServedAgent]:
+    """The mode test agent over real pipes, in ``tmp_path/project``."""
+    (tmp_path / "project").mkdir(exist_ok=True)
+    async with serve(
+        f"{AGENT}:agent",
+        plugins=list(plugins),
+        env=agent_env(tmp_path),
+        client=client,
+        cwd=tmp_path / "project",
+        args=args,
+    ) as agent:
+        yield agent
+
+
+def user_config(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "config" / "langacp" / "config.toml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def project_config(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "project" / ".langacp.toml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def call(name: str, **args: Any) -> str:
+    """The test agent's prompt that makes one tool call."""
+    return f"tool {name} {json.dumps(args)}"
+
+
+def statuses(agent: ServedAgent, sid: str) -> list[str]:
+    return [str(u.status) for u in agent.client.of(sid, "tool_call_update") if u.status]
+
+
+def failed_text(agent: ServedAgent, sid: str) -> str:
+    return " ".join(
+        c.content.text
+        for u in agent.client.of(sid, "tool_call_update")
+        if u.status == "failed"
+        for c in (u.content or [])
+        if getattr(c, "content", None) is not None
+    )
+
+
+def current_modes(agent: ServedAgent, sid: str) -> list[str]:
+    return [u.current_mode_id for u in agent.client.of(sid, "current_mode_update")]

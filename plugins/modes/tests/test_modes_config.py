@@ -1,0 +1,197 @@
+"""Modes and model choices from the configuration files and from code; the model and thought-level options."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from acp import RequestError
+from modes_support import call, project_config, served, user_config
+
+from langacp import SessionContext
+from langacp_modes import Mode, ModeRule, load_config, register_mode
+from langacp_modes.config import _registered_modes
+from langacp_modes.mode import decide
+
+MODELS = """
+[models]
+choices = [
+  { id = "fast", name = "Fast", factory = "modes_agent:fast_model" },
+  { id = "smart", name = "Smart", factory = "modes_agent:smart_model", thought_levels = ["low", "high"] },
+]
+"""
+
+
+async def test_a_mode_from_the_user_file_with_its_own_tools_prompt_and_rules(tmp_path: Path) -> None:
+    user_config(
+        tmp_path,
+        """
+[modes]
+default = "review"
+
+[modes.review]
+name = "Review"
+description = "Reads and runs only the adder"
+system_prompt = "Review the code."
+tools = ["add", "write_*"]
+
+[modes.review.permissions]
+tools = { "write_*" = "deny" }
+""",
+    )
+    target = tmp_path / "out.txt"
+    async with served(tmp_path) as agent:
+        await agent.initialize()
+        new = await agent.conn.new_session(cwd=str(agent.cwd))
+        sid = new.session_id
+        assert new.modes is not None and new.modes.current_mode_id == "review"
+        review = next(m for m in new.modes.available_modes if m.id == "review")
+        assert (review.name, review.description) == ("Review", "Reads and runs only the adder")
+        await agent.prompt(sid, call("add", a=2, b=3))
+        assert agent.client.text(sid).endswith("done: 5")  # allowed by name (kind other: asked, allowed)
+        await agent.prompt(sid, call("write_file", path=str(target), text="x"))
+        assert not target.exists()  # the mode's deny rule
+        await agent.prompt(sid, "sysprompt")
+        assert "Review the code." in agent.client.text(sid)
+
+
+async def test_a_project_file_may_not_loosen_a_mode(tmp_path: Path) -> None:
+    project_config(
+        tmp_path,
+        """
+[modes]
+default = "agentic"
+
+[modes.readonly]
+kinds = ["read", "execute"]
+tools = ["write_file"]
+
+[modes.readonly.permissions]
+default = "allow"
+""",
+    )
+    target = tmp_path / "out.txt"
+    async with served(tmp_path) as agent:
+        await agent.initialize()
+        new = await agent.conn.new_session(cwd=str(agent.cwd))
+        assert new.modes is not None and new.modes.current_mode_id == "interactive"  # default ignored
+        await agent.conn.set_session_mode(session_id=new.session_id, mode_id="readonly")
+        await agent.prompt(new.session_id, call("write_file", path=str(target), text="x"))
+        assert not target.exists()
+        assert "may only tighten" in agent.stderr() and "only read from the user file" in agent.stderr()
+
+
+async def test_a_broken_file_is_reported_and_the_built_in_modes_stay(tmp_path: Path) -> None:
+    user_config(tmp_path, '[modes.readonly]\nkinds = "read"\n')
+    async with served(tmp_path) as agent:
+        await agent.initialize()
+        new = await agent.conn.new_session(cwd=str(agent.cwd))
+        assert new.modes is not None and len(new.modes.available_modes) == 4
+        assert "kinds must be a list of strings" in agent.stderr()
+
+
+async def test_model_option_switches_the_model_for_the_next_turn(tmp_path: Path) -> None:
+    user_config(tmp_path, MODELS)
+    async with served(tmp_path) as agent:
+        await agent.initialize()
+        new = await agent.conn.new_session(cwd=str(agent.cwd))
+        sid = new.session_id
+        model = next(o for o in new.config_options or [] if o.id == "model")
+        assert model.category == "model" and model.current_value == "default"
+        assert [o.value for o in model.options] == ["default", "fast", "smart"]
+        assert not any(o.id == "thought_level" for o in new.config_options or [])
+        await agent.prompt(sid, "whoami")
+        assert agent.client.text(sid) == "You said: whoami"  # the agent's own model
+        response = await agent.conn.set_config_option(config_id="model", session_id=sid, value="fast")
+        assert next(o for o in response.config_options if o.id == "model").current_value == "fast"
+        agent.client.updates.clear()
+        await agent.prompt(sid, "whoami")
+        assert agent.client.text(sid) == "I am fast"
+        # back to the agent's model, now named in the option
+        response = await agent.conn.set_config_option(config_id="model", session_id=sid, value="default")
+        names = [o.name for o in next(o for o in response.config_options if o.id == "model").options]
+        assert names[0] == "Default (ScriptedChatModel)"
+        with pytest.raises(RequestError) as err:
+            await agent.conn.set_config_option(config_id="model", session_id=sid, value="gpt-17")
+        assert err.value.code == -32602
+
+
+async def test_thought_level_is_offered_only_for_a_model_that_declares_levels(tmp_path: Path) -> None:
+    user_config(tmp_path, MODELS)
+    async with served(tmp_path) as agent:
+        sid = await agent.start()
+        with pytest.raises(RequestError):  # the agent's own model declares no levels
+            await agent.conn.set_config_option(config_id="thought_level", session_id=sid, value="high")
+        response = await agent.conn.set_config_option(config_id="model", session_id=sid, value="smart")
+        level = next(o for o in response.config_options if o.id == "thought_level")
+        assert level.category == "thought_level" and [o.value for o in level.options] == ["default", "low", "high"]
+        await agent.conn.set_config_option(config_id="thought_level", session_id=sid, value="high")
+        agent.client.updates.clear()
+        await agent.prompt(sid, "effort")
+        assert agent.client.text(sid) == "effort: high"
+        with pytest.raises(RequestError):
+            await agent.conn.set_config_option(config_id="thought_level", session_id=sid, value="extreme")
+        response = await agent.conn.set_config_option(config_id="model", session_id=sid, value="fast")
+        assert not any(o.id == "thought_level" for o in response.config_options)
+
+
+async def test_a_model_that_cannot_be_built_is_refused_with_the_reason_logged(tmp_path: Path) -> None:
+    user_config(tmp_path, '[models]\nchoices = [{ id = "ghost", factory = "no_such_module:model" }]\n')
+    async with served(tmp_path) as agent:
+        sid = await agent.start()
+        with pytest.raises(RequestError) as err:
+            await agent.conn.set_config_option(config_id="model", session_id=sid, value="ghost")
+        assert err.value.code == -32602
+        assert await agent.prompt(sid, "echo fine") == "end_turn"
+        assert "cannot use model 'ghost'" in agent.stderr() and "no_such_module" in agent.stderr()
+
+
+def test_modes_registered_from_code_are_offered_and_files_override_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setattr("langacp_modes.config._registered_modes", dict(_registered_modes))
+    register_mode(Mode("docs", "Docs", kinds=("read",), rules=(ModeRule("allow", kind="read"),)))
+    user_config(tmp_path, '[modes.docs]\nname = "Documentation"\n[modes.agentic]\nenabled = false\n')
+    config = load_config(str(tmp_path))
+    assert list(config.modes) == ["interactive", "readonly", "planning", "docs"]
+    assert config.modes["docs"].name == "Documentation" and config.modes["docs"].kinds == ("read",)
+
+
+def test_rule_precedence() -> None:
+    rules = (ModeRule("ask", kind="*"), ModeRule("allow", kind="read"), ModeRule("ask", tool="read_secret"))
+    assert decide(rules, "read_file", "read") == "allow"
+    assert decide(rules, "read_secret", "read") == "ask"  # a tool rule beats a kind rule
+    assert decide((*rules, ModeRule("deny", kind="read")), "read_file", "read") == "deny"  # deny wins
+    assert decide((), "x", "other") == "ask"
+    assert SessionContext  # the public type the hooks receive
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('[modes.x]\nname = "X"\ncolour = "red"\n', "unknown key(s) colour"),
+        ('[modes.x.permissions]\nkinds = { edit = "maybe" }\n', '\'maybe\' is not "allow", "ask" or "deny"'),
+        ('[models]\nchoices = [{ id = "a", model = "x:y", factory = "m:f" }]\n', "exactly one of model"),
+        ("[models]\nchoices = [3]\n", "a choice is a model name or a table"),
+        ("[modes\n", "cannot read it"),
+    ],
+)
+def test_invalid_files_are_reported_with_the_file_and_the_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, text: str, message: str
+) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    path = user_config(tmp_path, text)
+    config = load_config(str(tmp_path))
+    assert list(config.modes) == ["agentic", "interactive", "readonly", "planning"] and config.models == {}
+    assert str(path) in caplog.text and message in caplog.text
+
+
+def test_a_project_file_cannot_name_model_factories(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / ".langacp.toml").write_text(
+        '[models]\nchoices = ["openai:gpt-4.1", { id = "evil", factory = "evil:model" }]\n', encoding="utf-8"
+    )
+    assert list(load_config(str(project)).models) == ["openai:gpt-4.1"]
