@@ -389,7 +389,7 @@ class LangacpAgent:
         checkpointer = live.graph.checkpointer if live is not None else None
         if checkpointer is None:
             checkpointer = store.checkpointer if target.is_factory else target.graph.checkpointer
-        await copy_thread(checkpointer, session_id, record.session_id)
+        await copy_thread(checkpointer, source.thread_id or session_id, record.session_id)
         session = await self._open(record, mcp_servers, created=True)
         return ForkSessionResponse(
             session_id=record.session_id,

@@ -75,8 +75,8 @@ class SessionRecord:
                 raise StoreError(f"session record field {name!r} is not a string")
         if not isinstance(record.additional_directories, list) or not isinstance(record.data, dict):
             raise StoreError("session record fields additional_directories / data have the wrong type")
-        if not all(isinstance(v, str | None) for v in (record.title, record.mode_id)):
-            raise StoreError("session record fields title / mode_id are not strings")
+        if not all(isinstance(v, str | None) for v in (record.title, record.mode_id, record.thread_id)):
+            raise StoreError("session record fields title / mode_id / thread_id are not strings")
         return record
 
 

@@ -15,12 +15,12 @@ make a mode run commands or import its own code.
 from __future__ import annotations
 
 import logging
-import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, cast
 
 from langacp import PermissionDecision
+from langacp.config import PROJECT_FILE, ConfigFileError, project_config_path, read_config, user_config_path
 from langacp_modes.mode import DEFAULT_MODE_ID, DEFAULT_MODES, Mode, ModeRule
 
 __all__ = [
@@ -36,7 +36,6 @@ __all__ = [
 
 log = logging.getLogger("langacp_modes")
 
-PROJECT_FILE = ".langacp.toml"
 _MODE_KEYS = {"name", "description", "system_prompt", "tools", "kinds", "permissions", "enabled"}
 _CHOICE_KEYS = {"id", "name", "description", "model", "factory", "thought_levels", "thought_setting"}
 
@@ -85,23 +84,13 @@ def register_model(choice: ModelChoice) -> None:
     _registered_models[choice.id] = choice
 
 
-def user_config_path() -> Path:
-    """``$XDG_CONFIG_HOME/langacp/config.toml`` (``~/.config`` when unset or not absolute)."""
-    base = os.environ.get("XDG_CONFIG_HOME", "")
-    root = Path(base) if base and os.path.isabs(base) else Path(os.path.expanduser("~")) / ".config"
-    return root / "langacp" / "config.toml"
-
-
 def _read(path: Path) -> dict[str, Any] | None:
-    import tomllib
-
-    try:
-        with path.open("rb") as f:
-            return tomllib.load(f)
-    except FileNotFoundError:
+    if not path.exists():
         return None
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read it: {exc}") from exc
+    try:
+        return read_config(path)
+    except ConfigFileError as exc:
+        raise ConfigError(f"cannot read it: {exc}") from exc
 
 
 def _strings(value: Any, where: str) -> tuple[str, ...]:
@@ -225,7 +214,7 @@ def load_config(cwd: str) -> ModeConfig:
     """The modes and model choices for a session in ``cwd``. A broken file is reported and skipped."""
     modes = {m.id: m for m in DEFAULT_MODES} | dict(_registered_modes)
     config = ModeConfig(modes=modes, models=dict(_registered_models))
-    for path, project in ((user_config_path(), False), (Path(cwd) / PROJECT_FILE, True)):
+    for path, project in ((user_config_path(), False), (project_config_path(cwd), True)):
         try:
             document = _read(path)
             if document is None:
