@@ -60,7 +60,7 @@ def read_settings(path: Path) -> FileSettings | None:
     try:
         document = read_config(path)
     except ConfigFileError as exc:
-        raise ConfigError(f"cannot read {exc}") from exc
+        raise ConfigError(f"cannot read it: {exc}") from exc
     table = document.get("permissions")
     if table is None:
         return FileSettings(path)
