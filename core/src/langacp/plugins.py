@@ -299,9 +299,6 @@ class Plugins:
         return cast("list[Any]", self._first("langacp_output_block", block=block, session=session) or [])
 
     # permissions
-    def permission(self, call: ToolCallInfo, kind: ToolKind, session: SessionContext) -> PermissionDecision:
-        return self.permission_verdict(call, kind, session).decision
-
     def permission_verdict(self, call: ToolCallInfo, kind: ToolKind, session: SessionContext) -> PermissionVerdict:
         """The policy's decision and, for a denial, its reason; anything unexpected counts as ``"ask"``.
 
@@ -318,9 +315,6 @@ class Plugins:
         if isinstance(result, PermissionVerdict) and result.decision in ("allow", "ask", "deny"):
             return result
         return PermissionVerdict(cast(PermissionDecision, result if result in ("allow", "ask", "deny") else "ask"))
-
-    async def ask_permission(self, call: ToolCallInfo, kind: ToolKind, session: SessionContext) -> PermissionDecision:
-        return (await self.ask_permission_verdict(call, kind, session)).decision
 
     async def ask_permission_verdict(
         self, call: ToolCallInfo, kind: ToolKind, session: SessionContext
