@@ -128,3 +128,21 @@ async def test_allowed_calls_show_diffs_and_the_terminal(tmp_path: Path, kind: s
         [[text]] = run["contents"]
         assert text.content.text == "x = 2\nExit code: 0"
         assert client.calls == []
+
+
+async def test_the_result_diff_is_of_the_editors_buffer(tmp_path: Path) -> None:
+    """The user had unsaved changes: the diff after the edit is against them, not the stale disk."""
+    work = tmp_path / "work"
+    work.mkdir()
+    app = work / "app.py"
+    app.write_text("x = 1\n")
+    client = EditorClient(answer="allow_once", buffers={str(app): "x = 1  # unsaved\n"})
+    async with served(work, client, tmp_path / "config") as agent:
+        sid = await agent.start()
+        edit = await _call(agent, sid, "edit_file", path="app.py", old_string="x = 1", new_string="x = 2")
+        write = await _call(agent, sid, "write_file", path="app.py", content="y = 0\n")
+    [result] = edit["contents"][-1]
+    assert (result.path, result.old_text, result.new_text) == (str(app), "x = 1  # unsaved\n", "x = 2  # unsaved\n")
+    [result] = write["contents"][-1]
+    assert (result.old_text, result.new_text) == ("x = 2  # unsaved\n", "y = 0\n")
+    assert app.read_text() == "y = 0\n"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 from langchain_core.tools import ToolException
 
@@ -19,6 +20,10 @@ from langacp_client_tools.settings import Settings
 __all__ = ["FileOps", "replace_exact"]
 
 BINARY_SNIFF = 8192
+MAX_DIFF_CHARS = 2 * 1024 * 1024
+
+Artifact = dict[str, Any] | None
+"""A tool's artifact: ``{"diff": {"path", "old_text", "new_text"}}`` for langacp-tools to show."""
 
 
 def replace_exact(
@@ -146,25 +151,35 @@ class FileOps:
 
     # -- writing -----------------------------------------------------------------------------
 
-    async def write(self, path: str, content: str) -> str:
-        """Write a whole file (created with its parent directories if needed)."""
+    async def write(self, path: str, content: str) -> tuple[str, Artifact]:
+        """Write a whole file (created with its parent directories if needed); the result and its diff."""
         where = target(self.paths, path, "written")
         existed = os.path.exists(where.real)
         if os.path.isdir(where.real):
             raise ToolException(f"{path} is a directory")
+        old: str | None = None
+        known = True  # the old text, for the diff: the editor's buffer when it reads for us
+        if existed:
+            try:
+                old = await self.read_all(where, path)
+            except ToolException:  # binary, not UTF-8, …: written all the same, without a diff
+                known = False
         await self._write(where, path, content)
         lines = content.count("\n") + (0 if content.endswith("\n") or not content else 1)
-        return f"{'Wrote' if existed else 'Created'} {where.shown} ({lines} lines)."
+        text = f"{'Wrote' if existed else 'Created'} {where.shown} ({lines} lines)."
+        return text, _diff(where, old, content) if known else None
 
-    async def edit(self, path: str, old_string: str, new_string: str, replace_all: bool = False) -> str:
-        """Replace the exact text ``old_string`` (once, or everywhere with ``replace_all``)."""
+    async def edit(
+        self, path: str, old_string: str, new_string: str, replace_all: bool = False
+    ) -> tuple[str, Artifact]:
+        """Replace the exact text ``old_string`` (once, or everywhere with ``replace_all``); the result and its diff."""
         where = target(self.paths, path, "edited")
         if os.path.isdir(where.real):
             raise ToolException(f"{path} is a directory")
         current = await self.read_all(where, path)
         updated, count = replace_exact(current, old_string, new_string, replace_all=replace_all, path=where.shown)
         await self._write(where, path, updated)
-        return f"Edited {where.shown}: {count} replacement{'s' if count != 1 else ''}."
+        return f"Edited {where.shown}: {count} replacement{'s' if count != 1 else ''}.", _diff(where, current, updated)
 
     async def _write(self, where: Target, path: str, content: str) -> None:
         if self.access.write:
@@ -184,6 +199,13 @@ class FileOps:
                 f.write(content)
         except OSError as exc:
             raise ToolException(f"cannot write {path}: {exc.strerror}") from exc
+
+
+def _diff(where: Target, old: str | None, new: str) -> Artifact:
+    """The diff a client is shown (langacp-tools renders it), unless the texts are too large to send."""
+    if len(new) + len(old or "") > MAX_DIFF_CHARS:
+        return None
+    return {"diff": {"path": where.sent, "old_text": old, "new_text": new}}
 
 
 def _client_error(exc: Exception) -> str:

@@ -13,7 +13,7 @@ from langchain_core.tools import BaseTool, InjectedToolCallId, StructuredTool
 from langacp.types import SessionContext
 from langacp_client_tools.access import ClientAccess, client_access
 from langacp_client_tools.commands import CommandRunner
-from langacp_client_tools.files import FileOps
+from langacp_client_tools.files import Artifact, FileOps
 from langacp_client_tools.settings import Settings
 
 __all__ = ["TOOL_NAMES", "ClientTools", "make_client_tools"]
@@ -56,10 +56,12 @@ class ClientTools:
     async def read_file(self, path: str, line: int | None = None, limit: int | None = None) -> str:
         return await self.files.read(path, line, limit)
 
-    async def write_file(self, path: str, content: str) -> str:
+    async def write_file(self, path: str, content: str) -> tuple[str, Artifact]:
         return await self.files.write(path, content)
 
-    async def edit_file(self, path: str, old_string: str, new_string: str, replace_all: bool = False) -> str:
+    async def edit_file(
+        self, path: str, old_string: str, new_string: str, replace_all: bool = False
+    ) -> tuple[str, Artifact]:
         return await self.files.edit(path, old_string, new_string, replace_all)
 
     async def run_command(
@@ -79,10 +81,18 @@ class ClientTools:
                 coroutine=self.read_file, name="read_file", description=READ, handle_tool_error=True
             ),
             StructuredTool.from_function(
-                coroutine=self.write_file, name="write_file", description=WRITE, handle_tool_error=True
+                coroutine=self.write_file,
+                name="write_file",
+                description=WRITE,
+                handle_tool_error=True,
+                response_format="content_and_artifact",
             ),
             StructuredTool.from_function(
-                coroutine=self.edit_file, name="edit_file", description=EDIT, handle_tool_error=True
+                coroutine=self.edit_file,
+                name="edit_file",
+                description=EDIT,
+                handle_tool_error=True,
+                response_format="content_and_artifact",
             ),
             StructuredTool.from_function(
                 coroutine=self.run_command,
