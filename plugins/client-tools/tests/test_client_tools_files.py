@@ -191,3 +191,21 @@ async def test_additional_directories_are_inside(project: Path, tmp_path: Path, 
         read = await run_tool(agent, sid, "read_file", path="../shared/lib.py")
         assert result_text(read) == "X = 2"
     assert (extra / "lib.py").read_text() == "X = 2\n"
+
+
+async def test_the_editor_gets_paths_as_it_knows_them(tmp_path: Path) -> None:
+    """A project opened through a symlink: the editor's buffers are keyed by that path, not the real one."""
+    real = tmp_path / "real"
+    (real / "deep" / "er").mkdir(parents=True)
+    (real / "a.txt").write_text("disk a\n")
+    (real / "deep" / "b.txt").write_text("disk b\n")
+    link = tmp_path / "link"
+    os.symlink(real, link)
+    os.symlink(real / "deep" / "er", real / "shortcut")
+    client = editor("editor", buffers={str(link / "a.txt"): "buffer a\n"})
+    async with served(link, client) as agent:
+        sid = await agent.start()
+        assert result_text(await run_tool(agent, sid, "read_file", path="a.txt")) == "buffer a"
+        # shortcut/.. is real/deep (the OS follows the link first), not real/: the real path is sent.
+        assert result_text(await run_tool(agent, sid, "read_file", path="shortcut/../b.txt")) == "disk b"
+    assert [params["path"] for _, params in client.calls] == [str(link / "a.txt"), str(real / "deep" / "b.txt")]
