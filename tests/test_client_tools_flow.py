@@ -146,3 +146,29 @@ async def test_the_result_diff_is_of_the_editors_buffer(tmp_path: Path) -> None:
     [result] = write["contents"][-1]
     assert (result.old_text, result.new_text) == ("x = 2  # unsaved\n", "y = 0\n")
     assert app.read_text() == "y = 0\n"
+
+
+async def test_without_langacp_tools_the_policy_still_tells_reads_from_writes(tmp_path: Path) -> None:
+    """The plugin names its own tools' kinds when no kind mapper does: reads run, writes and commands ask."""
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "a.txt").write_text("a\n")
+    config = tmp_path / "config"
+    config.mkdir()
+    client = _client("editor", "reject_once")
+    env = {"XDG_CONFIG_HOME": str(config)}
+    try:
+        async with serve(TARGET, plugins=["client-tools", "permissions"], cwd=work, client=client, env=env) as agent:
+            sid = await agent.start()
+            read = await _call(agent, sid, "read_file", path="a.txt")
+            write = await _call(agent, sid, "write_file", path="a.txt", content="b\n")
+            run = await _call(agent, sid, "run_command", command="touch ran.txt")
+    finally:
+        await client.aclose()
+    assert read["statuses"][-1] == "completed"
+    assert [(r.tool_call.kind, r.tool_call.title) for r in client.permission_requests] == [
+        ("edit", "write_file"),
+        ("execute", "run_command"),
+    ]
+    assert (write["statuses"][-1], run["statuses"][-1]) == ("failed", "failed")
+    assert (work / "a.txt").read_text() == "a\n" and not (work / "ran.txt").exists()
