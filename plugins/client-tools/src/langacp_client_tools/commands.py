@@ -162,14 +162,17 @@ class CommandRunner:
                 await client.kill_terminal(session_id=sid, terminal_id=terminal_id)
             output = await client.terminal_output(session_id=sid, terminal_id=terminal_id)
         except BaseException:  # cancelled (or the client failed): stop it, without holding up the cancel
+            self.terminals.discard(terminal_id)
             self._background(self._release(terminal_id, kill=True))
             raise
         await self._release(terminal_id, kill=False)
         status = output.exit_status or exited
+        tail = TailBuffer(self.settings.output_limit)  # in case the editor kept more than asked
+        tail.write(str(output.output).encode("utf-8", errors="replace"))
         return (
             Outcome(
-                output=str(output.output),
-                truncated=bool(output.truncated),
+                output=tail.text(),
+                truncated=bool(output.truncated) or tail.truncated,
                 exit_code=getattr(status, "exit_code", None),
                 signal=getattr(status, "signal", None),
                 timed_out=timed_out,
@@ -220,6 +223,7 @@ class CommandRunner:
                 await self._stop(process)
         except BaseException:  # cancelled: stop the command, without holding up the cancel
             reader.cancel()
+            self.processes.discard(process)
             self._background(self._stop(process))
             raise
         _killpg(process.pid, signal.SIGKILL)  # what it left running in the background
