@@ -20,6 +20,8 @@ from client_tools_support import (
     wait_until_gone,
 )
 
+from langacp.testing.editor import EditorClient
+
 CLIENTS = ["editor", "bare"]
 
 
@@ -148,3 +150,26 @@ async def test_closing_the_session_stops_its_command(tmp_path: Path, kind: str) 
         await agent.conn.close_session(session_id=sid)
         assert (await asyncio.wait_for(turn, 15)).stop_reason == "cancelled"
         assert await wait_until_gone([pid]) == []
+
+
+async def test_the_agent_exiting_stops_a_local_command(tmp_path: Path) -> None:
+    """stdin closes (the editor quits) while a command runs: the agent stops it before it exits."""
+    client = editor("bare")
+    async with served(tmp_path, client) as agent:
+        sid = await agent.start()
+        prompt = [text_block(tool("run_command", command="echo $$ > pid; sleep 120"))]
+        turn = asyncio.ensure_future(agent.conn.prompt(session_id=sid, prompt=prompt))
+        pid = int(await wait_for_file(tmp_path / "pid"))
+    turn.cancel()
+    assert await wait_until_gone([pid]) == []
+
+
+async def test_files_through_the_editor_and_commands_locally(tmp_path: Path) -> None:
+    """Each capability is used on its own: an editor with fs but no terminal."""
+    client = EditorClient(fs=True, terminal=False)
+    async with served(tmp_path, client) as agent:
+        sid = await agent.start()
+        await run_tool(agent, sid, "write_file", path="a.txt", content="from the editor\n")
+        call = await run_tool(agent, sid, "run_command", command="cat a.txt")
+    assert result_text(call) == "from the editor\nExit code: 0"
+    assert client.methods() == ["fs/write_text_file"]
