@@ -74,8 +74,8 @@ async def test_rejected_writes_edits_and_commands_do_nothing(tmp_path: Path, kin
     assert not (work / "new.txt").exists()
     assert (work / "app.py").read_text() == "x = 1\n"
     assert not (work / "ran.txt").exists()
-    # Nothing was asked of the editor but permission: no write, no terminal (an edit reads nothing either).
-    assert client.calls == []
+    # Nothing was written and nothing run; the editor was only read, for the proposed diffs.
+    assert client.methods() == (["fs/read_text_file"] * 2 if kind == "editor" else [])
 
     new_file, change, command = client.permission_requests
     assert (new_file.tool_call.kind, new_file.tool_call.title) == ("edit", "Write new.txt")
@@ -116,8 +116,9 @@ async def test_allowed_calls_show_diffs_and_the_terminal(tmp_path: Path, kind: s
         assert all(isinstance(c, TerminalToolCallContent) for content in run["contents"] for c in content)
         assert len(run["contents"]) == 2
         assert client.methods() == [
-            "fs/read_text_file",
-            "fs/read_text_file",
+            "fs/read_text_file",  # read_file
+            "fs/read_text_file",  # the buffer for the proposed diff
+            "fs/read_text_file",  # edit_file
             "fs/write_text_file",
             "terminal/create",
             "terminal/wait_for_exit",
@@ -172,3 +173,29 @@ async def test_without_langacp_tools_the_policy_still_tells_reads_from_writes(tm
     ]
     assert (write["statuses"][-1], run["statuses"][-1]) == ("failed", "failed")
     assert (work / "a.txt").read_text() == "a\n" and not (work / "ran.txt").exists()
+
+
+async def test_the_proposed_diff_is_of_the_editors_buffer(tmp_path: Path) -> None:
+    """The text to replace exists only in the unsaved buffer: the user still reviews the right diff."""
+    work = tmp_path / "work"
+    work.mkdir()
+    app = work / "app.py"
+    app.write_text("x = 1\n")
+    buffer = "x = 1\ny = 2  # unsaved\n"
+    client = EditorClient(answer="reject_once", buffers={str(app): buffer})
+    async with served(work, client, tmp_path / "config") as agent:
+        sid = await agent.start()
+        edit = await _call(agent, sid, "edit_file", path="app.py", old_string="y = 2", new_string="y = 3")
+        write = await _call(agent, sid, "write_file", path="app.py", content="z = 0\n")
+        missing = await _call(agent, sid, "edit_file", path="app.py", old_string="nowhere", new_string="x")
+    for request, new in zip(client.permission_requests[:2], ("x = 1\ny = 3  # unsaved\n", "z = 0\n"), strict=True):
+        [diff] = request.tool_call.content or []
+        assert isinstance(diff, FileEditToolCallContent)
+        assert (diff.path, diff.old_text, diff.new_text) == (str(app), buffer, new)
+    [proposed] = edit["contents"][0]  # also in the tool call itself, before it ran
+    assert proposed.old_text == buffer
+    assert write["contents"][0][0].new_text == "z = 0\n"
+    assert not client.permission_requests[2].tool_call.content  # an edit that will fail proposes nothing
+    assert missing["statuses"][-1] == "failed"
+    assert app.read_text() == "x = 1\n" and client.buffers[str(app)] == buffer  # all rejected
+    assert client.methods() == ["fs/read_text_file"] * 3  # the previews: nothing written

@@ -172,4 +172,4 @@ async def test_files_through_the_editor_and_commands_locally(tmp_path: Path) -> 
         await run_tool(agent, sid, "write_file", path="a.txt", content="from the editor\n")
         call = await run_tool(agent, sid, "run_command", command="cat a.txt")
     assert result_text(call) == "from the editor\nExit code: 0"
-    assert client.methods() == ["fs/write_text_file"]
+    assert client.methods() == ["fs/read_text_file", "fs/write_text_file"]  # the proposed diff, the write

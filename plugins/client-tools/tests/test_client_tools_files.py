@@ -123,6 +123,13 @@ async def test_edit_applies_to_the_editors_unsaved_buffer(project: Path) -> None
         sid = await agent.start()
         call = await run_tool(agent, sid, "edit_file", path="src/app.py", old_string="return 5", new_string="return 6")
         assert call["statuses"][-1] == "completed"
+    # The diff proposed before it ran (in the tool call) is against the buffer too.
+    [proposed] = call["contents"][0]
+    assert (proposed.type, proposed.path) == ("diff", app)
+    assert (proposed.old_text, proposed.new_text) == (
+        "def main():\n    return 5  # unsaved\n",
+        "def main():\n    return 6  # unsaved\n",
+    )
     assert client.buffers[app] == "def main():\n    return 6  # unsaved\n"
     assert Path(app).read_text() == "def main():\n    return 6  # unsaved\n"  # written through the editor
 

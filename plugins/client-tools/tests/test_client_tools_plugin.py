@@ -55,9 +55,11 @@ async def test_the_default_agent_becomes_a_coding_agent(tmp_path: Path) -> None:
         assert await agent.prompt(sid, "list files") == "end_turn"
         assert "`notes/`" in agent.client.text(sid)
     assert client.methods() == [
-        "fs/read_text_file",
+        "fs/read_text_file",  # read README.md
+        "fs/read_text_file",  # the proposed diff of the write (the file does not exist yet)
         "fs/write_text_file",
-        "fs/read_text_file",
+        "fs/read_text_file",  # the proposed diff of the edit
+        "fs/read_text_file",  # the edit
         "fs/write_text_file",
         "terminal/create",
         "terminal/wait_for_exit",

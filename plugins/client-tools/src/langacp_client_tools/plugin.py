@@ -6,9 +6,12 @@ imported when a session's tools are built.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langacp import SessionContext, ToolCallInfo, hookimpl
+
+if TYPE_CHECKING:
+    from langacp_client_tools.tools import ClientTools
 
 STATE_KEY = "client-tools"
 """``SessionContext.state`` key of the session's :class:`~langacp_client_tools.tools.ClientTools`."""
@@ -23,13 +26,42 @@ SYSTEM_PROMPT = (
 )
 
 
+def _of(session: SessionContext) -> ClientTools:
+    """The session's tools, made on first use."""
+    tools: ClientTools | None = session.state.get(STATE_KEY)
+    if tools is None:
+        from langacp_client_tools.tools import ClientTools
+
+        tools = session.state[STATE_KEY] = ClientTools(session)
+    return tools
+
+
 @hookimpl
 def langacp_session_tools(session: SessionContext) -> list[Any]:
-    from langacp_client_tools.tools import ClientTools
+    return _of(session).tools()
 
-    tools = ClientTools(session)
-    session.state[STATE_KEY] = tools
-    return tools.tools()
+
+@hookimpl
+def langacp_session_middleware(session: SessionContext) -> list[Any]:
+    return _of(session).middleware()
+
+
+@hookimpl
+def langacp_tool_start_content(call: ToolCallInfo, session: SessionContext) -> list[Any] | None:
+    """The diff a write or an edit proposes, against the editor's buffer (``None``: not read through the editor)."""
+    tools: ClientTools | None = session.state.get(STATE_KEY)
+    if tools is None or not tools.seen:
+        return None
+    from langacp_client_tools.preview import proposed_diff
+
+    return proposed_diff(call, session, tools.seen)
+
+
+@hookimpl
+def langacp_prompt_finished(session: SessionContext) -> None:
+    tools: ClientTools | None = session.state.get(STATE_KEY)
+    if tools is not None:
+        tools.seen.clear()
 
 
 @hookimpl
@@ -45,6 +77,6 @@ def langacp_tool_kind(call: ToolCallInfo, session: SessionContext) -> str | None
 
 @hookimpl
 async def langacp_session_closed(session: SessionContext) -> None:
-    tools = session.state.get(STATE_KEY)
+    tools: ClientTools | None = session.state.get(STATE_KEY)
     if tools is not None:
         await tools.commands.aclose()

@@ -6,7 +6,7 @@ in its thread). Failures the model can act on come back as failed tool results.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 from langchain_core.tools import BaseTool, InjectedToolCallId, StructuredTool
 
@@ -15,6 +15,9 @@ from langacp_client_tools.access import ClientAccess, client_access
 from langacp_client_tools.commands import CommandRunner
 from langacp_client_tools.files import Artifact, FileOps
 from langacp_client_tools.settings import Settings
+
+if TYPE_CHECKING:
+    from langacp_client_tools.preview import Seen
 
 __all__ = ["TOOL_NAMES", "ClientTools", "make_client_tools"]
 
@@ -52,6 +55,16 @@ class ClientTools:
         self.access: ClientAccess = client_access(session)
         self.files = FileOps(session, self.access, self.settings)
         self.commands = CommandRunner(session, self.access, self.settings, self.files.paths)
+        self.seen: dict[str, Seen] = {}
+        """Buffers read for the diffs the model's writes and edits propose, by tool call id."""
+
+    def middleware(self) -> list[Any]:
+        """The buffer preview, when the editor reads files for us (see :mod:`langacp_client_tools.preview`)."""
+        if not self.access.read:
+            return []
+        from langacp_client_tools.preview import BufferPreview
+
+        return [BufferPreview(self.files, self.seen)]
 
     async def read_file(self, path: str, line: int | None = None, limit: int | None = None) -> str:
         return await self.files.read(path, line, limit)
