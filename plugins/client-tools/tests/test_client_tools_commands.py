@@ -173,3 +173,19 @@ async def test_files_through_the_editor_and_commands_locally(tmp_path: Path) -> 
         call = await run_tool(agent, sid, "run_command", command="cat a.txt")
     assert result_text(call) == "from the editor\nExit code: 0"
     assert client.methods() == ["fs/read_text_file", "fs/write_text_file"]  # the proposed diff, the write
+
+
+async def test_cancel_while_the_editor_is_starting_the_command(tmp_path: Path) -> None:
+    """The cancel arrives before ``terminal/create`` is answered: the terminal is still killed and released."""
+    client = EditorClient(terminal_start_delay=1.0)
+    async with served(tmp_path, client) as agent:
+        sid = await agent.start()
+        prompt = [text_block(tool("run_command", command="echo $$ > pid; sleep 120"))]
+        turn = asyncio.ensure_future(agent.conn.prompt(session_id=sid, prompt=prompt))
+        pid = int(await wait_for_file(tmp_path / "pid"))
+        assert client.methods() == ["terminal/create"]  # not answered yet
+        await agent.conn.cancel(session_id=sid)
+        assert (await asyncio.wait_for(turn, 15)).stop_reason == "cancelled"
+        assert await wait_until_gone([pid]) == []
+        await eventually(lambda: "terminal/release" in client.methods())
+        assert client.methods() == ["terminal/create", "terminal/kill", "terminal/release"]

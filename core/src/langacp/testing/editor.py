@@ -96,6 +96,8 @@ class EditorClient(RecordingClient):
     calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     """Every ``fs/*`` and ``terminal/*`` request, in order: (method, params)."""
     terminals: dict[str, Terminal] = field(default_factory=dict)
+    terminal_start_delay: float = 0.0
+    """Seconds between starting a command and answering ``terminal/create`` (a slow editor)."""
     _next_terminal: int = 0
 
     @property
@@ -172,6 +174,8 @@ class EditorClient(RecordingClient):
         terminal = Terminal(f"term-{self._next_terminal}", process, output_byte_limit)
         terminal.reader = asyncio.get_running_loop().create_task(terminal.read())
         self.terminals[terminal.terminal_id] = terminal
+        if self.terminal_start_delay:
+            await asyncio.sleep(self.terminal_start_delay)
         return CreateTerminalResponse(terminal_id=terminal.terminal_id)
 
     def _terminal(self, terminal_id: str) -> Terminal:

@@ -140,12 +140,20 @@ class CommandRunner:
         from acp import RequestError, tool_terminal_ref, update_tool_call
 
         client, sid = self.session.client, self.session.session_id
-        try:
-            created = await client.create_terminal(
+        creating = asyncio.ensure_future(
+            client.create_terminal(
                 session_id=sid, command=command, cwd=cwd, output_byte_limit=self.settings.output_limit
             )
+        )
+        try:
+            created = await asyncio.shield(creating)
         except RequestError as exc:
             raise ToolException(f"the editor could not start the command: {exc}") from exc
+        except asyncio.CancelledError:
+            # Cancelled while the editor was starting it (or just after: the answer is then lost
+            # to the cancel): release the terminal once it exists.
+            self._background(self._release_created(creating))
+            raise
         terminal_id = str(created.terminal_id)
         self.terminals.add(terminal_id)
         try:
@@ -165,7 +173,8 @@ class CommandRunner:
             self.terminals.discard(terminal_id)
             self._background(self._release(terminal_id, kill=True))
             raise
-        await self._release(terminal_id, kill=False)
+        # Shielded: a cancel arriving now must not leave the terminal unreleased.
+        await asyncio.shield(self._background(self._release(terminal_id, kill=False)))
         status = output.exit_status or exited
         tail = TailBuffer(self.settings.output_limit)  # in case the editor kept more than asked
         tail.write(str(output.output).encode("utf-8", errors="replace"))
@@ -179,6 +188,13 @@ class CommandRunner:
             ),
             terminal_id,
         )
+
+    async def _release_created(self, creating: asyncio.Future[Any]) -> None:
+        try:
+            created = await asyncio.wait_for(creating, CLIENT_CLEANUP_TIMEOUT)
+        except Exception:  # noqa: BLE001 - never created (or the client is gone): nothing to release
+            return
+        await self._release(str(created.terminal_id), kill=True)
 
     async def _release(self, terminal_id: str, *, kill: bool) -> None:
         client, sid = self.session.client, self.session.session_id
@@ -197,8 +213,8 @@ class CommandRunner:
 
     async def _locally(self, command: str, cwd: str, seconds: float) -> Outcome:
         shell = shutil.which("bash") or "/bin/sh"
-        try:
-            process = await asyncio.create_subprocess_exec(
+        spawning = asyncio.ensure_future(
+            asyncio.create_subprocess_exec(
                 shell,
                 "-c",
                 command,
@@ -208,8 +224,14 @@ class CommandRunner:
                 stderr=asyncio.subprocess.STDOUT,
                 start_new_session=True,  # its own process group: stopping it stops its children too
             )
+        )
+        try:
+            process = await asyncio.shield(spawning)
         except OSError as exc:
             raise ToolException(f"cannot start the command: {exc}") from exc
+        except asyncio.CancelledError:  # cancelled while it was starting: stop it once it exists
+            self._background(self._stop_spawned(spawning))
+            raise
         self.processes.add(process)
         tail = TailBuffer(self.settings.output_limit)
         assert process.stdout is not None
@@ -241,6 +263,13 @@ class CommandRunner:
             timed_out=timed_out,
         )
 
+    async def _stop_spawned(self, spawning: asyncio.Future[asyncio.subprocess.Process]) -> None:
+        try:
+            process = await spawning
+        except Exception:  # noqa: BLE001 - it never started
+            return
+        await self._stop(process)
+
     async def _stop(self, process: asyncio.subprocess.Process) -> None:
         """SIGTERM to the command's process group, SIGKILL after the grace period."""
         _killpg(process.pid, signal.SIGTERM)
@@ -255,10 +284,12 @@ class CommandRunner:
 
     # -- clean-up ------------------------------------------------------------------------------
 
-    def _background(self, work: Coroutine[Any, Any, None]) -> None:
+    def _background(self, work: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+        """Run clean-up work in its own task: a cancel of the tool does not stop it; a closing session awaits it."""
         task = asyncio.get_running_loop().create_task(work, name="langacp_client_tools.cleanup")
         self._cleanups.add(task)
         task.add_done_callback(self._cleanups.discard)
+        return task
 
     async def aclose(self) -> None:
         """Stop every command still running (the session is closing)."""
