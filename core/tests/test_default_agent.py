@@ -217,6 +217,26 @@ def test_demo_model_answers_are_deterministic_and_labelled() -> None:
     assert demo_reply([HumanMessage("list files")]) == demo_reply([HumanMessage("list files")])
 
 
+def test_demo_model_writes_and_runs_only_when_the_agent_has_those_tools() -> None:
+    from langchain_core.messages import HumanMessage, SystemMessage
+
+    from langacp.default_agent.demo_model import demo_reply
+
+    able = SystemMessage("… write_file … edit_file … run_command …")
+    write = demo_reply([able, HumanMessage("write 'hello world' to notes.txt.")])
+    assert [(c.name, c.args) for c in write.tool_calls] == [
+        ("write_file", {"path": "notes.txt", "content": "hello world\n"})
+    ]
+    edit = demo_reply([able, HumanMessage("replace hello with bye in notes.txt")])
+    assert edit.tool_calls[0].args == {"path": "notes.txt", "old_string": "hello", "new_string": "bye"}
+    assert demo_reply([able, HumanMessage("Run ls -la.")]).tool_calls[0].args == {"command": "ls -la"}
+    assert demo_reply([able, HumanMessage("write a plan for x")]).tool_calls[0].name == "write_todos"
+    assert "`run ls -la`" in demo_reply([able, HumanMessage("help")]).text
+    read_only = demo_reply([SystemMessage("read-only"), HumanMessage("run ls")])
+    assert not read_only.tool_calls and "pip install langacp-client-tools" in read_only.text
+    assert "`run ls -la`" not in demo_reply([HumanMessage("help")]).text
+
+
 def test_plugin_tools_and_todo_middleware_are_not_duplicated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from langchain.agents.middleware import TodoListMiddleware
     from langchain_core.tools import tool

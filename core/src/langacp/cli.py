@@ -35,7 +35,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Serve TARGET over the Agent Client Protocol on stdin/stdout. TARGET is "
         "module:attr or path/to/file.py:attr naming a per-session factory (recommended: plugins "
         "can add middleware and tools) or a compiled LangGraph graph. Without TARGET, langacp's "
-        "default agent (read-only file tools confined to the session's directories, a todo list) "
+        "default agent (file tools confined to the session's directories, read-only unless "
+        "langacp-client-tools is installed, and a todo list) "
         f"with the model from --model / {MODEL_ENV}, or, when none is set, the OFFLINE DEMO MODEL: "
         "canned, deterministic answers to 'list files', 'read README.md', 'search for TODO', "
         "'make a plan for ...', no API key needed, not a language model.",

@@ -79,3 +79,29 @@ def test_a_terminal_id_wins_over_text() -> None:
     assert (ref.type, ref.terminal_id) == ("terminal", "term-1")
     by_kwargs = ToolMessage(content="x", tool_call_id="c1", additional_kwargs={"terminalId": "term-2"})
     assert result_content(call, "execute", by_kwargs, session)[0].terminal_id == "term-2"
+
+
+def test_a_diff_the_tool_reports_wins_over_the_disk(tmp_path: Path) -> None:
+    """An editor's unsaved buffer was edited: the tool knows the real old text, the disk does not."""
+    (tmp_path / "a.py").write_text("on disk\n")
+    session = SessionContext(session_id="s", cwd=str(tmp_path))
+    call = ToolCallInfo("c1", "edit_file", {"path": "a.py", "old_string": "x", "new_string": "y"})
+    capture_before(call, session)
+    reported = {"diff": {"path": str(tmp_path / "a.py"), "old_text": "buffer x\n", "new_text": "buffer y\n"}}
+    message = ToolMessage(content="Edited a.py", tool_call_id="c1", artifact=reported)
+    [diff] = result_content(call, "edit", message, session)
+    assert (diff.type, diff.path, diff.old_text, diff.new_text) == (
+        "diff",
+        str(tmp_path / "a.py"),
+        "buffer x\n",
+        "buffer y\n",
+    )
+    created = ToolMessage(content="ok", tool_call_id="c2", artifact={"diff": {"path": "/p/n.txt", "new_text": "n\n"}})
+    [new_file] = result_content(ToolCallInfo("c2", "write_file", {}), "edit", created, session)
+    assert (new_file.old_text, new_file.new_text) == (None, "n\n")
+    malformed = ToolMessage(content="ok", tool_call_id="c3", artifact={"diff": {"path": 3, "new_text": "n"}})
+    assert [c.type for c in result_content(ToolCallInfo("c3", "write_file", {}), "edit", malformed, session)] == [
+        "content"
+    ]
+    failed = ToolMessage(content="Error", tool_call_id="c4", status="error", artifact=reported)
+    assert [c.type for c in result_content(ToolCallInfo("c4", "edit_file", {}), "edit", failed, session)] == ["content"]

@@ -13,9 +13,11 @@ __all__ = ["SYSTEM_PROMPT", "agent"]
 
 SYSTEM_PROMPT = (
     "You are langacp's default agent, a helpful assistant working in the user's project at {cwd}. "
-    "You can list, read and search its files (read-only; paths are relative to the project). "
+    "You can list, read and search its files ({access}; paths are relative to the project). "
     "For multi-step work, keep a todo list with write_todos. Be concise."
 )
+WRITE_TOOLS = frozenset({"write_file", "edit_file", "run_command"})
+"""Tools a plugin (langacp-client-tools) may contribute that make the agent more than read-only."""
 
 _model: Any = None
 
@@ -41,6 +43,9 @@ def agent(setup: SessionSetup) -> Any:
     return setup.create_agent(
         _shared_model(),
         tools=tools,
-        system_prompt=SYSTEM_PROMPT.format(cwd=session.cwd),
+        system_prompt=SYSTEM_PROMPT.format(
+            cwd=session.cwd,
+            access="and change them with the tools listed below" if contributed & WRITE_TOOLS else "read-only",
+        ),
         middleware=extra,
     )

@@ -3,7 +3,9 @@
 It is not a language model. It recognises a few requests and answers them deterministically,
 so every protocol feature can be seen without an API key: streamed text and a short reasoning,
 tool calls (``list files``, ``read README.md``, ``search for TODO``), a plan (``make a plan for
-…``) and a long answer to cancel (``count to 200``). Every turn's answer starts with
+…``) and a long answer to cancel (``count to 200``). When the agent has tools that change
+files and run commands (langacp-client-tools), also ``write hello to notes.txt``,
+``replace hello with bye in notes.txt`` and ``run ls -la``. Every turn's answer starts with
 :data:`LABEL`.
 """
 
@@ -12,9 +14,10 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 from typing import Any
 
-from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 from pydantic import Field
 
 from langacp.testing.model import Reply, ScriptedChatModel, ScriptedToolCall
@@ -31,6 +34,11 @@ HELP = (
     "- `make a plan for adding a feature`\n"
     "- `count to 100` (press Ctrl-C to cancel)"
 )
+HELP_WRITE = "\n- `write hello to notes.txt`\n- `replace hello with bye in notes.txt`\n- `run ls -la`"
+NO_WRITE = (
+    "This agent can only read files. Install langacp-client-tools (pip install langacp-client-tools) "
+    "to let it write files and run commands."
+)
 MAX_COUNT = 1000
 
 _PLAN = re.compile(
@@ -43,6 +51,10 @@ _LIST = re.compile(
 _READ = re.compile(r"^(?:please\s+)?(?:read|open|cat|view|show)\s+(?:me\s+)?(?:the\s+)?(?:file\s+)?(\S+)$")
 _SEARCH = re.compile(r"^(?:please\s+)?(?:search|grep|look|find)\s+(?:for\s+)?(.+?)(?:\s+(?:in|under)\s+(\S+))?$")
 _COUNT = re.compile(r"^count\s+to\s+(\d+)$")
+_WRITE = re.compile(r"^(?:please\s+)?write\s+(.+?)\s+(?:to|into)\s+(?:the\s+)?(?:file\s+)?(\S+)$", re.DOTALL)
+_REPLACE = re.compile(r"^(?:please\s+)?replace\s+(.+?)\s+with\s+(.+?)\s+in\s+(?:the\s+)?(?:file\s+)?(\S+)$", re.DOTALL)
+_RUN = re.compile(r"^(?:please\s+)?(?:run|execute)\s+(?:the\s+command\s+)?(.+)$", re.DOTALL)
+WRITE_TOOLS = ("write_file", "edit_file", "run_command")
 
 
 def _unquote(text: str) -> str:
@@ -78,10 +90,41 @@ def _plan_todos(goal: str) -> list[dict[str, str]]:
     ]
 
 
-def _first_request(request: str) -> Reply:
-    """The first answer of a turn: a tool call, or text."""
+def _write_request(text: str, lower: str, tools: AbstractSet[str]) -> Reply | None:
+    """``write … to FILE``, ``replace … with … in FILE``, ``run CMD``; ``None`` for anything else."""
+    call: tuple[str, dict[str, Any], str, str] | None = None
+    if match := _WRITE.match(lower):
+        content, path = _unquote(_span(text, match, 1)), _unquote(_span(text, match, 2))
+        content += "" if content.endswith("\n") else "\n"
+        call = ("write_file", {"path": path, "content": content}, f"Let me write `{path}`.", f"write {path}")
+    elif match := _REPLACE.match(lower):
+        old, new, path = (_unquote(_span(text, match, i)) for i in (1, 2, 3))
+        args = {"path": path, "old_string": old, "new_string": new}
+        call = ("edit_file", args, f"Let me edit `{path}`.", f"replace {old!r} with {new!r} in {path}")
+    elif match := _RUN.match(lower):
+        command = _unquote(_span(text, match, 1))
+        call = ("run_command", {"command": command}, f"Let me run `{command}`.", f"run {command!r}")
+    if call is None:
+        return None
+    name, args, intro, goal = call
+    if name not in tools:
+        return Reply(
+            reasoning=f"The user wants me to {goal}, but I have no {name} tool.\n", text=f"{LABEL}\n\n{NO_WRITE}\n"
+        )
+    return _call(name, args, intro, f"The user wants me to {goal}: I will call {name}.")
+
+
+def _span(text: str, match: re.Match[str], group: int) -> str:
+    """A group of a match on the lower-cased text, taken from the original text."""
+    return text[match.start(group) : match.end(group)]
+
+
+def _first_request(request: str, tools: AbstractSet[str] = frozenset()) -> Reply:
+    """The first answer of a turn: a tool call, or text. ``tools``: which of :data:`WRITE_TOOLS` the agent has."""
     text = re.sub(r"(?<=\w)[.!?]+$", "", request.strip())  # a sentence's full stop, not a path's ".."
     lower = text.lower()
+    if not (_PLAN.match(lower) or _PLAN_SHORT.match(lower)) and (reply := _write_request(text, lower, tools)):
+        return reply
     if match := _PLAN.match(lower) or _PLAN_SHORT.match(lower):
         goal = text[match.start(1) : match.end(1)]
         return _call(
@@ -121,11 +164,12 @@ def _first_request(request: str) -> Reply:
             f"Let me read `{path}`.",
             f"The user wants to read {path}: I will call read_file.",
         )
+    help_text = HELP + (HELP_WRITE if tools else "")
     if lower in ("", "hi", "hello", "hey", "help", "?"):
-        return Reply(reasoning="A greeting: I will say what I can do.", text=f"{LABEL}\n\nHello! {HELP}\n")
+        return Reply(reasoning="A greeting: I will say what I can do.", text=f"{LABEL}\n\nHello! {help_text}\n")
     return Reply(
         reasoning="I do not recognise this request, so I will explain what I can do.",
-        text=f"{LABEL}\n\nYou said: {request}\n\n{HELP}\n",
+        text=f"{LABEL}\n\nYou said: {request}\n\n{help_text}\n",
     )
 
 
@@ -182,6 +226,17 @@ def _summarise_todos(text: str, args: dict[str, Any]) -> str:
     return f"The plan has {len(todos)} steps:\n\n{steps}"
 
 
+def _summarise_change(text: str, args: dict[str, Any]) -> str:
+    return f"Done. {text}"
+
+
+def _summarise_command(text: str, args: dict[str, Any]) -> str:
+    lines = text.splitlines()
+    status = lines[-1] if lines else ""
+    output = "\n".join(lines[:-1][-20:])
+    return f"`{args.get('command', '')}` finished ({status}). Its output:\n\n```\n{output}\n```"
+
+
 def _summarise_other(text: str, args: dict[str, Any]) -> str:
     return f"The tool returned: {text[:500]}"
 
@@ -191,6 +246,9 @@ _SUMMARIES: dict[str, Callable[[str, dict[str, Any]], str]] = {
     "read_file": _summarise_read,
     "search_files": _summarise_search,
     "write_todos": _summarise_todos,
+    "write_file": _summarise_change,
+    "edit_file": _summarise_change,
+    "run_command": _summarise_command,
 }
 
 
@@ -200,7 +258,8 @@ def demo_reply(messages: list[BaseMessage]) -> Reply:
     if results:
         last = results[-1]
         return _summarise(last, calls.get(last.tool_call_id, {}))
-    return _first_request(request)
+    system = messages[0].text if messages and isinstance(messages[0], SystemMessage) else ""
+    return _first_request(request, {name for name in WRITE_TOOLS if name in system})
 
 
 def _default_delay() -> float:

@@ -1,8 +1,8 @@
 """Read-only file tools confined to a session's directories: ``list_files``, ``read_file``, ``search_files``.
 
-Every path is resolved against the session's cwd, then through ``os.path.realpath``: a path
-that ends up outside the cwd and the session's additional directories (``..``, an absolute
-path elsewhere, a symlink pointing out) is a tool error, and nothing is read.
+Every path goes through :class:`langacp.paths.SessionPaths`: a path that ends up outside the
+cwd and the session's additional directories (``..``, an absolute path elsewhere, a symlink
+pointing out) is a tool error, and nothing is read.
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
+
+from langacp.paths import PathError, SessionPaths
 
 __all__ = ["FileTools", "make_fs_tools"]
 
@@ -33,38 +35,25 @@ class FileTools:
     """The file tools of one session: ``roots`` are the directories they may read."""
 
     def __init__(self, cwd: str, additional_directories: Sequence[str] = ()) -> None:
-        self.cwd = Path(cwd)
-        self.roots = [os.path.realpath(d) for d in (cwd, *additional_directories)]
+        self.paths = SessionPaths(cwd, additional_directories)
+        self.cwd = self.paths.cwd
+        self.roots = self.paths.roots
 
-    # -- confinement ---------------------------------------------------------------------------
+    # -- confinement (langacp.paths) -------------------------------------------------------------
 
     def resolve(self, path: str) -> Path:
         """``path`` (relative to the cwd, or absolute) as a real path inside a root, or a tool error."""
-        if not isinstance(path, str) or not path.strip():
-            raise ToolException("path must be a non-empty string")
-        if "\x00" in path:
-            raise ToolException("path must not contain NUL characters")
-        raw = Path(path)
-        real = os.path.realpath(raw if raw.is_absolute() else self.cwd / raw)
-        if not any(real == root or real.startswith(root.rstrip(os.sep) + os.sep) for root in self.roots):
-            raise ToolException(
-                f"{path} is outside the session's directories ({', '.join(self.roots)}); "
-                "only files under them can be read"
-            )
-        return Path(real)
+        try:
+            return self.paths.resolve(path, action="read")
+        except PathError as exc:
+            raise ToolException(str(exc)) from exc
 
     def display(self, real: Path) -> str:
         """A path as the user thinks of it: relative to the cwd when under it."""
-        root = self.roots[0]
-        text = str(real)
-        if text == root:
-            return "."
-        if text.startswith(root.rstrip(os.sep) + os.sep):
-            return text[len(root.rstrip(os.sep)) + 1 :]
-        return text
+        return self.paths.display(real)
 
     def _inside(self, real: str) -> bool:
-        return any(real == root or real.startswith(root.rstrip(os.sep) + os.sep) for root in self.roots)
+        return self.paths.inside(real)
 
     # -- tools ---------------------------------------------------------------------------------
 

@@ -46,7 +46,9 @@ class ServedAgent:
         return self.stderr_path.read_text(encoding="utf-8", errors="replace")
 
     async def initialize(self) -> InitializeResponse:
-        return await self.conn.initialize(protocol_version=1)
+        """``initialize``, declaring the client's ``client_capabilities`` if it has them (an ``EditorClient``)."""
+        capabilities = getattr(self.client, "client_capabilities", None)
+        return await self.conn.initialize(protocol_version=1, client_capabilities=capabilities)
 
     async def new_session(self, cwd: str | None = None) -> str:
         return (await self.conn.new_session(cwd=cwd or str(self.cwd))).session_id

@@ -8,7 +8,7 @@ from typing import Any
 from langacp.types import SessionContext, ToolCallInfo
 from langacp_tools.diffs import Before, read_text, state
 
-__all__ = ["content_blocks", "result_content", "terminal_id"]
+__all__ = ["artifact_diff", "content_blocks", "result_content", "terminal_id"]
 
 _TERMINAL_KEYS = ("terminal_id", "terminalId")
 
@@ -21,6 +21,23 @@ def terminal_id(result: Any) -> str | None:
             if isinstance(value, str) and value:
                 return value
     return None
+
+
+def artifact_diff(result: Any) -> list[Any]:
+    """The diff a tool reports itself: ``artifact`` ``{"diff": {"path", "old_text", "new_text"}}``.
+
+    For tools that know the text better than the disk does (an editor's unsaved buffer).
+    """
+    from acp import tool_diff_content
+
+    artifact = getattr(result, "artifact", None)
+    diff = artifact.get("diff") if isinstance(artifact, dict) else None
+    if not isinstance(diff, dict) or getattr(result, "status", None) == "error":
+        return []
+    path, old, new = diff.get("path"), diff.get("old_text"), diff.get("new_text")
+    if not isinstance(path, str) or not isinstance(new, str) or not (old is None or isinstance(old, str)):
+        return []
+    return [tool_diff_content(path, new, old)] if new != old else []
 
 
 def _diff(before: Before | None, result: Any) -> list[Any]:
@@ -99,7 +116,7 @@ def result_content(call: ToolCallInfo, kind: str, result: Any, session: SessionC
     if terminal is not None:
         return [tool_terminal_ref(terminal)]
     if kind == "edit":
-        diff = _diff(before, result)
+        diff = artifact_diff(result) or _diff(before, result)
         if diff:
             return diff
     return content_blocks(result)

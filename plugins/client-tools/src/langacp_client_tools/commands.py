@@ -1,0 +1,301 @@
+"""Running a command: in the editor's terminal when it offers one, else as a local subprocess.
+
+Both ways run in a directory of the session, stop at a timeout, keep the tail of the output
+and stop the command when the turn is cancelled (``asyncio.CancelledError`` in the tool):
+
+* editor: ``terminal/create``, a ``tool_call_update`` with the terminal so the editor shows
+  the output live, ``terminal/wait_for_exit``, ``terminal/output``, ``terminal/release``
+  (``terminal/kill`` first on a timeout or a cancel);
+* local: ``bash -c`` (``sh`` without bash) in a new process group; on a timeout or a cancel
+  the whole group gets SIGTERM, then SIGKILL. Whatever the command leaves running in the
+  background when it exits is stopped too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import shutil
+import signal
+from collections.abc import Coroutine
+from dataclasses import dataclass
+from typing import Any
+
+from langchain_core.tools import ToolException
+
+from langacp.paths import SessionPaths
+from langacp.types import SessionContext
+from langacp_client_tools.access import ClientAccess, target
+from langacp_client_tools.settings import Settings
+
+__all__ = ["CommandRunner", "Outcome", "TailBuffer"]
+
+log = logging.getLogger("langacp_client_tools")
+
+DRAIN_TIMEOUT = 2.0
+"""Seconds to wait for the last output once a local command has exited."""
+CLIENT_CLEANUP_TIMEOUT = 5.0
+
+
+@dataclass
+class Outcome:
+    """How a command ended and what it printed (the tail)."""
+
+    output: str
+    truncated: bool = False
+    exit_code: int | None = None
+    signal: str | None = None
+    timed_out: bool = False
+
+    def text(self, timeout: float, limit: int) -> str:
+        """The tool result the model reads."""
+        parts: list[str] = []
+        if self.truncated:
+            parts.append(f"… (output truncated: only the last {limit} bytes are kept)")
+        parts.append(self.output.rstrip("\n") if self.output.strip() else "(no output)")
+        if self.timed_out:
+            parts.append(f"Timed out after {timeout:g} s: the command was stopped.")
+        elif self.signal:
+            parts.append(f"Stopped by signal {self.signal}.")
+        elif self.exit_code is not None:
+            parts.append(f"Exit code: {self.exit_code}")
+        return "\n".join(parts)
+
+
+class TailBuffer:
+    """Keeps the last ``limit`` bytes written to it."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = max(1, limit)
+        self.data = bytearray()
+        self.truncated = False
+
+    def write(self, chunk: bytes) -> None:
+        self.data += chunk
+        if len(self.data) > self.limit:
+            del self.data[: len(self.data) - self.limit]
+            self.truncated = True
+
+    def text(self) -> str:
+        data = bytes(self.data)
+        if self.truncated:  # the cut may fall inside a UTF-8 character
+            while data and (data[0] & 0xC0) == 0x80:
+                data = data[1:]
+        return data.decode("utf-8", errors="replace")
+
+    async def read_from(self, stream: asyncio.StreamReader) -> None:
+        while chunk := await stream.read(65536):
+            self.write(chunk)
+
+
+def _signal_name(code: int) -> str:
+    try:
+        return signal.Signals(code).name
+    except ValueError:
+        return f"signal {code}"
+
+
+def _killpg(pgid: int, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+class CommandRunner:
+    """One session's commands; remembers what is running so a closing session stops it."""
+
+    def __init__(
+        self, session: SessionContext, access: ClientAccess, settings: Settings, paths: SessionPaths | None = None
+    ) -> None:
+        self.session = session
+        self.access = access
+        self.settings = settings
+        self.paths = paths or SessionPaths(session.cwd, session.additional_directories)
+        self.processes: set[asyncio.subprocess.Process] = set()
+        self.terminals: set[str] = set()
+        self._cleanups: set[asyncio.Task[None]] = set()
+
+    async def run(
+        self, command: str, cwd: str | None = None, timeout: float | None = None, tool_call_id: str | None = None
+    ) -> tuple[str, dict[str, Any] | None]:
+        """Run ``command``; returns the result text and the artifact (the terminal id, if any)."""
+        if not isinstance(command, str) or not command.strip():
+            raise ToolException("command must not be empty")
+        where = target(self.paths, cwd or ".", "used as a working directory")
+        if not os.path.isdir(where.real):
+            raise ToolException(f"{cwd} is not a directory")
+        seconds = self.settings.command_timeout(timeout)
+        if self.access.terminal:
+            outcome, terminal_id = await self._in_terminal(command, where.sent, seconds, tool_call_id)
+            return outcome.text(seconds, self.settings.output_limit), {"terminal_id": terminal_id}
+        outcome = await self._locally(command, where.real, seconds)
+        return outcome.text(seconds, self.settings.output_limit), None
+
+    # -- the editor's terminal ----------------------------------------------------------------
+
+    async def _in_terminal(
+        self, command: str, cwd: str, seconds: float, tool_call_id: str | None
+    ) -> tuple[Outcome, str]:
+        from acp import RequestError, tool_terminal_ref, update_tool_call
+
+        client, sid = self.session.client, self.session.session_id
+        creating = asyncio.ensure_future(
+            client.create_terminal(
+                session_id=sid, command=command, cwd=cwd, output_byte_limit=self.settings.output_limit
+            )
+        )
+        try:
+            created = await asyncio.shield(creating)
+        except RequestError as exc:
+            raise ToolException(f"the editor could not start the command: {exc}") from exc
+        except asyncio.CancelledError:
+            # Cancelled while the editor was starting it (or just after: the answer is then lost
+            # to the cancel): release the terminal once it exists.
+            self._background(self._release_created(creating))
+            raise
+        terminal_id = str(created.terminal_id)
+        self.terminals.add(terminal_id)
+        try:
+            if tool_call_id and self.session.send_update is not None:
+                # Shown at once: the editor streams the terminal's output in the tool call.
+                await self.session.send_update(update_tool_call(tool_call_id, content=[tool_terminal_ref(terminal_id)]))
+            timed_out = False
+            try:
+                exited = await asyncio.wait_for(
+                    client.wait_for_terminal_exit(session_id=sid, terminal_id=terminal_id), seconds
+                )
+            except TimeoutError:
+                timed_out, exited = True, None
+                await client.kill_terminal(session_id=sid, terminal_id=terminal_id)
+            output = await client.terminal_output(session_id=sid, terminal_id=terminal_id)
+        except BaseException:  # cancelled (or the client failed): stop it, without holding up the cancel
+            self.terminals.discard(terminal_id)
+            self._background(self._release(terminal_id, kill=True))
+            raise
+        # Shielded: a cancel arriving now must not leave the terminal unreleased.
+        await asyncio.shield(self._background(self._release(terminal_id, kill=False)))
+        status = output.exit_status or exited
+        tail = TailBuffer(self.settings.output_limit)  # in case the editor kept more than asked
+        tail.write(str(output.output).encode("utf-8", errors="replace"))
+        return (
+            Outcome(
+                output=tail.text(),
+                truncated=bool(output.truncated) or tail.truncated,
+                exit_code=getattr(status, "exit_code", None),
+                signal=getattr(status, "signal", None),
+                timed_out=timed_out,
+            ),
+            terminal_id,
+        )
+
+    async def _release_created(self, creating: asyncio.Future[Any]) -> None:
+        try:
+            created = await asyncio.wait_for(creating, CLIENT_CLEANUP_TIMEOUT)
+        except Exception:  # noqa: BLE001 - never created (or the client is gone): nothing to release
+            return
+        await self._release(str(created.terminal_id), kill=True)
+
+    async def _release(self, terminal_id: str, *, kill: bool) -> None:
+        client, sid = self.session.client, self.session.session_id
+        self.terminals.discard(terminal_id)
+        if kill:
+            try:
+                await asyncio.wait_for(client.kill_terminal(session_id=sid, terminal_id=terminal_id), 5)
+            except Exception as exc:  # noqa: BLE001 - the client may be gone; release anyway
+                log.warning("langacp-client-tools: terminal/kill %s failed: %s", terminal_id, exc)
+        try:
+            await asyncio.wait_for(client.release_terminal(session_id=sid, terminal_id=terminal_id), 5)
+        except Exception as exc:  # noqa: BLE001
+            log.warning("langacp-client-tools: terminal/release %s failed: %s", terminal_id, exc)
+
+    # -- a local subprocess -----------------------------------------------------------------
+
+    async def _locally(self, command: str, cwd: str, seconds: float) -> Outcome:
+        shell = shutil.which("bash") or "/bin/sh"
+        spawning = asyncio.ensure_future(
+            asyncio.create_subprocess_exec(
+                shell,
+                "-c",
+                command,
+                cwd=cwd,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.STDOUT,
+                start_new_session=True,  # its own process group: stopping it stops its children too
+            )
+        )
+        try:
+            process = await asyncio.shield(spawning)
+        except OSError as exc:
+            raise ToolException(f"cannot start the command: {exc}") from exc
+        except asyncio.CancelledError:  # cancelled while it was starting: stop it once it exists
+            self._background(self._stop_spawned(spawning))
+            raise
+        self.processes.add(process)
+        tail = TailBuffer(self.settings.output_limit)
+        assert process.stdout is not None
+        reader = asyncio.get_running_loop().create_task(tail.read_from(process.stdout))
+        timed_out = False
+        try:
+            try:
+                await asyncio.wait_for(process.wait(), seconds)
+            except TimeoutError:
+                timed_out = True
+                await self._stop(process)
+        except BaseException:  # cancelled: stop the command, without holding up the cancel
+            reader.cancel()
+            self.processes.discard(process)
+            self._background(self._stop(process))
+            raise
+        _killpg(process.pid, signal.SIGKILL)  # what it left running in the background
+        try:
+            await asyncio.wait_for(reader, DRAIN_TIMEOUT)
+        except TimeoutError:
+            pass  # a process that left the group still holds the pipe; keep what was read
+        self.processes.discard(process)
+        code = process.returncode
+        return Outcome(
+            output=tail.text(),
+            truncated=tail.truncated,
+            exit_code=code if code is not None and code >= 0 else None,
+            signal=_signal_name(-code) if code is not None and code < 0 and not timed_out else None,
+            timed_out=timed_out,
+        )
+
+    async def _stop_spawned(self, spawning: asyncio.Future[asyncio.subprocess.Process]) -> None:
+        try:
+            process = await spawning
+        except Exception:  # noqa: BLE001 - it never started
+            return
+        await self._stop(process)
+
+    async def _stop(self, process: asyncio.subprocess.Process) -> None:
+        """SIGTERM to the command's process group, SIGKILL after the grace period."""
+        _killpg(process.pid, signal.SIGTERM)
+        try:
+            await asyncio.wait_for(process.wait(), self.settings.kill_grace)
+        except TimeoutError:
+            pass
+        _killpg(process.pid, signal.SIGKILL)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(process.wait(), DRAIN_TIMEOUT)
+        self.processes.discard(process)
+
+    # -- clean-up ------------------------------------------------------------------------------
+
+    def _background(self, work: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+        """Run clean-up work in its own task: a cancel of the tool does not stop it; a closing session awaits it."""
+        task = asyncio.get_running_loop().create_task(work, name="langacp_client_tools.cleanup")
+        self._cleanups.add(task)
+        task.add_done_callback(self._cleanups.discard)
+        return task
+
+    async def aclose(self) -> None:
+        """Stop every command still running (the session is closing)."""
+        for process in list(self.processes):
+            self._background(self._stop(process))
+        for terminal_id in list(self.terminals):
+            self._background(self._release(terminal_id, kill=True))
+        if self._cleanups:
+            await asyncio.wait(list(self._cleanups), timeout=CLIENT_CLEANUP_TIMEOUT)

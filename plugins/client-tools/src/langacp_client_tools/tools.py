@@ -1,0 +1,126 @@
+"""The LangChain tools of one session: ``read_file``, ``write_file``, ``edit_file``, ``run_command``.
+
+All four are async, so cancelling a turn stops them at once (a sync tool would keep running
+in its thread). Failures the model can act on come back as failed tool results.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated, Any
+
+from langchain_core.tools import BaseTool, InjectedToolCallId, StructuredTool
+
+from langacp.types import SessionContext
+from langacp_client_tools.access import ClientAccess, client_access
+from langacp_client_tools.commands import CommandRunner
+from langacp_client_tools.files import Artifact, FileOps
+from langacp_client_tools.settings import Settings
+
+if TYPE_CHECKING:
+    from langacp_client_tools.preview import Seen
+
+__all__ = ["TOOL_NAMES", "ClientTools", "make_client_tools"]
+
+TOOL_NAMES = ("read_file", "write_file", "edit_file", "run_command")
+
+READ = (
+    "Read a text file of the user's project (path relative to the project root). Returns `limit` lines "
+    "(default 2000) starting at line `line` (1-based, default 1); a final line says when more follow. "
+    "Open files are read as the editor has them, unsaved changes included."
+)
+WRITE = (
+    "Write a whole text file of the user's project (path relative to the project root), creating it and its "
+    "directories if needed. Replaces the file's content: to change part of a file, use edit_file."
+)
+EDIT = (
+    "Edit a text file of the user's project: replace the exact text `old_string` with `new_string`. "
+    "`old_string` must match the file exactly (indentation and line breaks included) and occur exactly once; "
+    "include enough surrounding lines to make it unique, or set `replace_all` to change every occurrence. "
+    "Read the file first."
+)
+RUN = (
+    "Run a shell command in the user's project and return its output (stdout and stderr, the last part when "
+    "long) and exit code. `cwd` is a directory relative to the project root (default: the root); `timeout` is "
+    "in seconds (default {timeout:g}, at most {max_timeout:g}); the command is stopped when it runs longer. "
+    "Do not start commands that wait for input or never end (servers, watchers)."
+)
+
+
+class ClientTools:
+    """The file operations and the command runner behind one session's tools."""
+
+    def __init__(self, session: SessionContext, settings: Settings | None = None) -> None:
+        self.session = session
+        self.settings = settings or Settings()
+        self.access: ClientAccess = client_access(session)
+        self.files = FileOps(session, self.access, self.settings)
+        self.commands = CommandRunner(session, self.access, self.settings, self.files.paths)
+        self.seen: dict[str, Seen] = {}
+        """Buffers read for the diffs the model's writes and edits propose, by tool call id."""
+
+    def middleware(self) -> list[Any]:
+        """The buffer preview, when the editor reads files for us (see :mod:`langacp_client_tools.preview`)."""
+        if not self.access.read:
+            return []
+        from langacp_client_tools.preview import BufferPreview
+
+        return [BufferPreview(self.files, self.seen)]
+
+    async def read_file(self, path: str, line: int | None = None, limit: int | None = None) -> str:
+        return await self.files.read(path, line, limit)
+
+    async def write_file(self, path: str, content: str) -> tuple[str, Artifact]:
+        return await self.files.write(path, content)
+
+    async def edit_file(
+        self, path: str, old_string: str, new_string: str, replace_all: bool = False
+    ) -> tuple[str, Artifact]:
+        return await self.files.edit(path, old_string, new_string, replace_all)
+
+    async def run_command(
+        self,
+        command: str,
+        tool_call_id: Annotated[str, InjectedToolCallId],
+        cwd: str | None = None,
+        timeout: float | None = None,
+    ) -> tuple[str, dict[str, str] | None]:
+        return await self.commands.run(command, cwd, timeout, tool_call_id)
+
+    def tools(self) -> list[BaseTool]:
+        """The four tools (a failure becomes a failed tool result the model reads)."""
+        run = RUN.format(timeout=self.settings.timeout, max_timeout=self.settings.max_timeout)
+        return [
+            StructuredTool.from_function(
+                coroutine=self.read_file, name="read_file", description=READ, handle_tool_error=True
+            ),
+            StructuredTool.from_function(
+                coroutine=self.write_file,
+                name="write_file",
+                description=WRITE,
+                handle_tool_error=True,
+                response_format="content_and_artifact",
+            ),
+            StructuredTool.from_function(
+                coroutine=self.edit_file,
+                name="edit_file",
+                description=EDIT,
+                handle_tool_error=True,
+                response_format="content_and_artifact",
+            ),
+            StructuredTool.from_function(
+                coroutine=self.run_command,
+                name="run_command",
+                description=run,
+                handle_tool_error=True,
+                response_format="content_and_artifact",
+            ),
+        ]
+
+
+def make_client_tools(session: SessionContext, settings: Settings | None = None) -> list[BaseTool]:
+    """``read_file``, ``write_file``, ``edit_file`` and ``run_command`` for ``session``.
+
+    They use the editor's ``fs`` and ``terminal`` methods when the client declared them, and
+    local implementations otherwise; either way confined to the session's directories.
+    """
+    return ClientTools(session, settings).tools()
