@@ -74,3 +74,6 @@ def bench(session: nox.Session) -> None:
     """Throughput, latency and memory against baselines measured in the same run."""
     _install_all(session)
     session.run("python", "tests/bench/bench.py", *session.posargs)
+    # Feature benchmarks (default agent, modes, client tools): each prints its own same-run ratios.
+    for script in sorted((ROOT / "tests" / "bench").glob("bench_*.py")):
+        session.run("python", str(script.relative_to(ROOT)))
