@@ -27,6 +27,7 @@ __all__ = [
     "default_store_url",
     "encode_cursor",
     "list_page",
+    "list_query",
     "load_store_driver",
     "now_iso",
     "open_store",
@@ -171,6 +172,26 @@ def record_from_json(session_id: str, raw: Any) -> SessionRecord:
     if record.session_id != session_id:
         raise StoreError(f"the record holds session id {record.session_id!r}")
     return record
+
+
+def list_query(*, cwd: str | None, cursor: str | None, limit: int, mark: str = "?") -> tuple[str, list[Any]]:
+    """SQL and parameters for one page of the ``langacp_sessions`` table the SQL drivers share.
+
+    Newest first; ``mark`` is the driver's parameter placeholder (``?`` or ``%s``). One row more
+    than ``limit`` is asked for, so :func:`list_page` knows whether another page follows.
+    """
+    where: list[str] = []
+    params: list[Any] = []
+    if cwd is not None:
+        where.append(f"cwd = {mark}")
+        params.append(cwd)
+    if cursor is not None:
+        where.append(f"(updated_at, session_id) < ({mark}, {mark})")
+        params.extend(decode_cursor(cursor))
+    sql = "SELECT session_id, updated_at, record FROM langacp_sessions"
+    if where:
+        sql += " WHERE " + " AND ".join(where)
+    return f"{sql} ORDER BY updated_at DESC, session_id DESC LIMIT {mark}", [*params, limit + 1]
 
 
 def list_page(rows: list[Any], limit: int) -> tuple[list[SessionRecord], str | None]:

@@ -12,7 +12,7 @@ import logging
 import re
 from typing import Any, ClassVar
 
-from langacp.stores import SessionRecord, StoreError, decode_cursor, list_page, record_from_json
+from langacp.stores import SessionRecord, StoreError, list_page, list_query, record_from_json
 
 __all__ = ["PostgresStore", "redact"]
 
@@ -119,20 +119,9 @@ class PostgresStore:
     async def list(
         self, *, cwd: str | None = None, cursor: str | None = None, limit: int = 50
     ) -> tuple[list[SessionRecord], str | None]:
-        where: list[str] = []
-        params: list[Any] = []
-        if cwd is not None:
-            where.append("cwd = %s")
-            params.append(cwd)
-        if cursor is not None:
-            where.append("(updated_at, session_id) < (%s, %s)")
-            params.extend(decode_cursor(cursor))
-        sql = "SELECT session_id, updated_at, record FROM langacp_sessions"
-        if where:
-            sql += " WHERE " + " AND ".join(where)
-        sql += " ORDER BY updated_at DESC, session_id DESC LIMIT %s"
+        sql, params = list_query(cwd=cwd, cursor=cursor, limit=limit, mark="%s")
         async with self._pool.connection() as conn:
-            rows = await (await conn.execute(sql, (*params, limit + 1))).fetchall()
+            rows = await (await conn.execute(sql, params)).fetchall()
         return list_page([(r["session_id"], r["updated_at"], r["record"]) for r in rows], limit)
 
     async def aclose(self) -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 from urllib.parse import unquote
 
-from langacp.stores import SessionRecord, StoreError, decode_cursor, list_page, record_from_json
+from langacp.stores import SessionRecord, StoreError, list_page, list_query, record_from_json
 
 __all__ = ["SqliteStore", "database_path", "default_database_path"]
 
@@ -119,18 +119,8 @@ class SqliteStore:
     async def list(
         self, *, cwd: str | None = None, cursor: str | None = None, limit: int = 50
     ) -> tuple[list[SessionRecord], str | None]:
-        where, params = [], []
-        if cwd is not None:
-            where.append("cwd = ?")
-            params.append(cwd)
-        if cursor is not None:
-            where.append("(updated_at, session_id) < (?, ?)")
-            params.extend(decode_cursor(cursor))
-        sql = "SELECT session_id, updated_at, record FROM langacp_sessions"
-        if where:
-            sql += " WHERE " + " AND ".join(where)
-        sql += " ORDER BY updated_at DESC, session_id DESC LIMIT ?"
-        async with self._conn.execute(sql, (*params, limit + 1)) as rows:
+        sql, params = list_query(cwd=cwd, cursor=cursor, limit=limit)
+        async with self._conn.execute(sql, params) as rows:
             fetched = list(await rows.fetchall())
         return list_page(fetched, limit)
 
