@@ -18,24 +18,8 @@ from langchain_core.outputs import ChatGenerationChunk
 from langchain_core.tools import tool
 
 from langacp import SessionSetup
-from langacp.testing.agent import TOOLS, respond
+from langacp.testing.agent import TOOLS, TRACE_TOOLS, respond
 from langacp.testing.model import Reply, ScriptedChatModel
-
-
-@tool
-def write_file(path: str, text: str) -> str:
-    """Append text to the file at an absolute path."""
-    with Path(path).open("a", encoding="utf-8") as f:
-        f.write(text + "\n")
-    return f"wrote {path}"
-
-
-@tool
-def run_command(command: str, log: str) -> str:
-    """Pretend to run a shell command: append it to the log file."""
-    with Path(log).open("a", encoding="utf-8") as f:
-        f.write(command + "\n")
-    return f"ran {command}"
 
 
 @tool
@@ -44,7 +28,7 @@ def read_file(path: str) -> str:
     return Path(path).read_text(encoding="utf-8")
 
 
-ALL_TOOLS = [*TOOLS, write_file, run_command, read_file]
+ALL_TOOLS = [*TOOLS, *TRACE_TOOLS, read_file]
 
 
 def _last_human(messages: list[BaseMessage]) -> str:

@@ -11,36 +11,17 @@ prompt commands:
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 from langchain.agents import create_agent
 from langchain.agents.middleware import HumanInTheLoopMiddleware
 from langchain_core.messages import BaseMessage, HumanMessage, ToolMessage
-from langchain_core.tools import tool
 
 from langacp import SessionSetup
-from langacp.testing.agent import TOOLS, respond
+from langacp.testing.agent import TOOLS, TRACE_TOOLS, respond
 from langacp.testing.model import Reply, ScriptedChatModel, ScriptedToolCall
 
-
-@tool
-def write_file(path: str, text: str) -> str:
-    """Append text to the file at an absolute path."""
-    with Path(path).open("a", encoding="utf-8") as f:
-        f.write(text + "\n")
-    return f"wrote {path}"
-
-
-@tool
-def run_command(command: str, log: str) -> str:
-    """Pretend to run a shell command: append it to the log file."""
-    with Path(log).open("a", encoding="utf-8") as f:
-        f.write(command + "\n")
-    return f"ran {command}"
-
-
-ALL_TOOLS = [*TOOLS, write_file, run_command]
+ALL_TOOLS = [*TOOLS, *TRACE_TOOLS]
 GATED = {"write_file": True, "run_command": True}
 
 

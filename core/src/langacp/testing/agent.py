@@ -59,6 +59,27 @@ def noisy() -> str:
 TOOLS = [add, slow_async, slow_sync, explode, noisy]
 
 
+@tool
+def write_file(path: str, text: str) -> str:
+    """Append text to the file at an absolute path."""
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(text + "\n")
+    return f"wrote {path}"
+
+
+@tool
+def run_command(command: str, log: str) -> str:
+    """Pretend to run a shell command: append it to the log file."""
+    with open(log, "a", encoding="utf-8") as f:
+        f.write(command + "\n")
+    return f"ran {command}"
+
+
+TRACE_TOOLS = [write_file, run_command]
+"""Tools that leave a trace (a file written, a command logged, nothing run), so a test proves
+that a call never ran by the file it would have left. Not in ``TOOLS``: add them to your agent."""
+
+
 def _dangling(messages: list[BaseMessage]) -> int:
     """Tool calls in the thread that have no ToolMessage answering them."""
     answered = {m.tool_call_id for m in messages if isinstance(m, ToolMessage)}
