@@ -12,7 +12,7 @@ PLUGINS = sorted(p.name for p in (ROOT / "plugins").iterdir() if (p / "pyproject
 EXAMPLE_PLUGINS = ["examples/plugin-titles", "examples/plugins/langacp-example-kinds"]
 TEST_DEPS = ["pytest>=8", "pytest-asyncio>=0.24", "pytest-timeout>=2", "hypothesis>=6", "pexpect>=4.8"]
 
-nox.options.sessions = ["tests", "lint", "typecheck"]
+nox.options.sessions = ["tests", "core", "plugin", "lint", "typecheck"]
 nox.options.reuse_existing_virtualenvs = True
 
 
