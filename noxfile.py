@@ -1,4 +1,4 @@
-"""Development sessions. ``nox`` (tests, lint, typecheck) is what CI runs: see .ci/run and the README."""
+"""Development sessions. ``nox`` (tests, core, plugin, lint, typecheck) is what CI runs: see .ci/run and the README."""
 
 from __future__ import annotations
 
