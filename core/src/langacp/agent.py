@@ -549,16 +549,11 @@ class LangacpAgent:
 
     @serving("session/set_mode")
     async def set_session_mode(self, session_id: str, mode_id: str, **_: Any) -> SetSessionModeResponse:
-        session = self._session(session_id)
-        ok = await self.plugins.set_mode(session.context, mode_id)
-        if ok is None:
-            raise RequestError.method_not_found("session/set_mode")
-        if not ok:
-            raise RequestError.invalid_params({"details": f"unknown mode {mode_id!r}"})
-        from acp.helpers import update_current_mode
+        from langacp.operations import change_mode
 
-        session.context.mode_id = session.record.mode_id = mode_id
-        session.sink.put(update_current_mode(mode_id))
+        session = self._session(session_id)
+        await change_mode(self.plugins, session.context, session.sink, mode_id)
+        session.record.mode_id = mode_id
         await self._save(session)
         return SetSessionModeResponse()
 
@@ -612,8 +607,9 @@ class LangacpAgent:
     async def _turn(self, session: Session, prompt: list[Any]) -> PromptResponse:
         from langchain_core.messages import HumanMessage
 
-        from langacp.bridge import TurnRunner, repair_thread
+        from langacp.bridge import TurnRunner
         from langacp.middleware import RUNNER_KEY
+        from langacp.operations import end_turn, prompt_content
 
         context = session.context
         if not prompt:
@@ -621,15 +617,7 @@ class LangacpAgent:
         command = await self._slash_command(session, prompt)
         if command is not None:
             return command
-        blocks: list[dict[str, Any]] = []
-        for block in prompt:
-            mapped = self.plugins.prompt_block(block, context)
-            if mapped is None:
-                raise RequestError.invalid_params(
-                    {"details": f"unsupported prompt content: {getattr(block, 'type', type(block).__name__)}"}
-                )
-            blocks.extend(mapped)
-        content: Any = blocks[0]["text"] if len(blocks) == 1 and blocks[0].get("type") == "text" else blocks
+        content = prompt_content(self.plugins, context, prompt)
         outcome = TurnOutcome()
         runner = TurnRunner(self.plugins, context, session.sink, session.graph, guarded=session.guarded)
         context.state[RUNNER_KEY] = runner
@@ -650,30 +638,9 @@ class LangacpAgent:
                 outcome.error = exc
         finally:
             session.cancellable = False
-        if outcome.cancelled or outcome.error is not None:
-            from langacp.bridge import CANCELLED_TEXT
-
-            reason = CANCELLED_TEXT if outcome.cancelled else f"Failed: {outcome.error}"
-            runner.close_open_tools(reason)
-            try:
-                await repair_thread(
-                    session.graph,
-                    session.config,
-                    reason,
-                    partial_text="".join(runner.partial_text),
-                    partial_node=runner.partial_node,
-                )
-            except Exception:
-                log.exception("could not repair the thread of session %s", context.session_id)
-        context.state.pop(RUNNER_KEY, None)
-        stop_reason = self.plugins.stop_reason(context, outcome)
-        usage = self.plugins.prompt_usage(context, outcome)
-        await session.sink.flush()
-        try:
-            await self.plugins.prompt_finished(context, stop_reason, outcome)
-        except Exception:
-            log.exception("a plugin failed in langacp_prompt_finished")
-        await session.sink.flush()  # updates a plugin sent from langacp_prompt_finished come first
+        stop_reason, usage = await end_turn(
+            self.plugins, context, session.sink, runner, graph=session.graph, config=session.config
+        )
         await self._save(session)
         if outcome.error is not None and stop_reason == "end_turn":
             log.error("turn failed in session %s", context.session_id, exc_info=outcome.error)
