@@ -40,6 +40,7 @@ from acp.schema import (
 )
 
 from langacp import __version__
+from langacp.operations import caused_by_cancel
 from langacp.plugins import Plugins
 from langacp.stores import (
     InvalidCursor,
@@ -51,7 +52,7 @@ from langacp.stores import (
     now_iso,
     open_store,
 )
-from langacp.types import PromptCancelled, SessionContext, TurnOutcome
+from langacp.types import SessionContext, TurnOutcome
 
 if TYPE_CHECKING:
     from acp.interfaces import Client
@@ -398,7 +399,7 @@ class LangacpAgent:
         )
 
     async def _open(self, record: SessionRecord, mcp_servers: list[Any] | None, *, created: bool) -> Session:
-        from langacp.bridge import UpdateSink
+        from langacp.operations import open_outbox
 
         target, store = await self._target_and_store()
         session_id = record.session_id
@@ -412,22 +413,7 @@ class LangacpAgent:
             client=self.client,
             plugins=self.plugins,
         )
-        sink = UpdateSink(
-            lambda update: self._send_update(session_id, update),
-            lambda block: self.plugins.output_block(block, context),
-        )
-
-        # Updates a plugin sends while the session opens wait for the response: a client cannot
-        # place an update for a session id it has not been given yet.
-        held: list[Any] | None = []
-
-        async def send_update(update: Any) -> None:
-            if held is not None:
-                held.append(update)
-            else:
-                sink.put(update)
-
-        context.send_update = send_update
+        sink, release = open_outbox(self.plugins, context, lambda update: self._send_update(session_id, update))
         context.state["record"] = record
         record.data["langacp"] = {**record.data.get("langacp", {}), "mcp_servers": _describe_servers(mcp_servers)}
         try:
@@ -440,15 +426,7 @@ class LangacpAgent:
         context.new_thread = functools.partial(self._new_thread, session)
         self.sessions[session_id] = session
         await store.put(record)
-        updates, held = held or [], None
-        commands = self.plugins.available_commands(context)
-        if commands:
-            from acp.helpers import update_available_commands
-
-            updates.append(update_available_commands(commands))
-        # Queued now, they are sent after this handler's response has been queued.
-        for update in updates:
-            asyncio.get_running_loop().call_soon(sink.put, update)
+        release()
         return session
 
     async def _build(
@@ -632,7 +610,7 @@ class LangacpAgent:
             if task is not None:
                 task.uncancel()  # handled: the clean-up below must be able to await
         except Exception as exc:  # noqa: BLE001 - reported to the client below
-            if _caused_by_cancel(exc):
+            if caused_by_cancel(exc):
                 outcome.cancelled = True
             else:
                 outcome.error = exc
@@ -720,16 +698,6 @@ def _describe_servers(servers: list[Any] | None) -> list[dict[str, Any]]:
                 data[secret] = [item.get("name") for item in data[secret] if isinstance(item, dict)]
         described.append(data)
     return described
-
-
-def _caused_by_cancel(exc: BaseException) -> bool:
-    """``PromptCancelled``, or a cancel LangGraph wrapped (``NodeCancelledError``): look through the chain."""
-    seen: BaseException | None = exc
-    while seen is not None:
-        if isinstance(seen, (asyncio.CancelledError, PromptCancelled)):
-            return True
-        seen = seen.__cause__ or seen.__context__
-    return False
 
 
 def _log_load_failure(task: asyncio.Task[Any]) -> None:

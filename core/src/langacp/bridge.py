@@ -165,6 +165,7 @@ class TurnReporter:
         self.partial_text: list[str] = []
         """Text of the model response being streamed and not yet in the checkpoint."""
         self.partial_node: str | None = None
+        self._model_messages: set[str] = set()
 
     # -- model output ----------------------------------------------------------------------------
 
@@ -214,7 +215,14 @@ class TurnReporter:
             self.announce(call_id, block["name"], None)
 
     def on_model_message(self, message: AIMessage) -> None:
-        """A model call finished with ``message``: count it and report its tool calls' arguments."""
+        """A model call finished with ``message``: count it and report its tool calls' arguments.
+
+        A message with an id is counted once, however many sources report it.
+        """
+        if message.id:
+            if message.id in self._model_messages:
+                return
+            self._model_messages.add(message.id)
         outcome = self.outcome
         self.partial_text.clear()  # now in the checkpoint
         outcome.model_calls += 1

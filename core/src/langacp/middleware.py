@@ -22,7 +22,14 @@ if TYPE_CHECKING:
 
     from langacp.plugins import Plugins
 
-__all__ = ["RUNNER_KEY", "ToolGuardMiddleware", "permission_refusal", "refused_message", "run_contained"]
+__all__ = [
+    "RUNNER_KEY",
+    "ToolGuardMiddleware",
+    "error_result",
+    "permission_refusal",
+    "refused_message",
+    "run_contained",
+]
 
 RUNNER_KEY = "langacp.turn"
 """``SessionContext.state`` key of the running turn's ``TurnReporter`` (set by the agent or ``langacp.lib``)."""
@@ -93,9 +100,11 @@ async def run_contained(
     except (GraphBubbleUp, PromptCancelled):  # interrupts and cancels end or pause the turn
         raise
     except Exception as exc:  # noqa: BLE001 - a failing tool fails its call, not the turn
-        return ToolMessage(
-            content=f"Error: {type(exc).__name__}: {exc}",
-            tool_call_id=call.tool_call_id,
-            name=call.name,
-            status="error",
-        )
+        return error_result(call, exc)
+
+
+def error_result(call: ToolCallInfo, exc: BaseException) -> ToolMessage:
+    """The failed result of a tool call that raised ``exc``."""
+    return ToolMessage(
+        content=f"Error: {type(exc).__name__}: {exc}", tool_call_id=call.tool_call_id, name=call.name, status="error"
+    )

@@ -8,8 +8,9 @@ and a mode switch.
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from langacp.types import SessionContext
@@ -20,16 +21,53 @@ if TYPE_CHECKING:
     from langacp.bridge import TurnReporter, UpdateSink
     from langacp.plugins import Plugins
 
-__all__ = ["change_mode", "end_turn", "prompt_content"]
+__all__ = ["caused_by_cancel", "change_mode", "end_turn", "open_outbox", "prompt_content"]
 
 log = logging.getLogger("langacp.operations")
 
 
-def prompt_content(plugins: Plugins, session: SessionContext, prompt: Sequence[Any]) -> str | list[dict[str, Any]]:
+def open_outbox(
+    plugins: Plugins, session: SessionContext, send: Callable[[Any], Awaitable[None]]
+) -> tuple[UpdateSink, Callable[[], None]]:
+    """A new session's update outbox, and the function to call once the session is answered.
+
+    Sets ``session.send_update``. Updates a plugin sends while the session opens are held:
+    a client cannot place an update for a session id it has not been given yet. The returned
+    ``release`` queues them, then the slash commands on offer, to be sent after the response.
+    """
+    from langacp.bridge import UpdateSink
+
+    sink = UpdateSink(send, lambda block: plugins.output_block(block, session))
+    held: list[Any] | None = []
+
+    async def send_update(update: Any) -> None:
+        if held is not None:
+            held.append(update)
+        else:
+            sink.put(update)
+
+    def release() -> None:
+        nonlocal held
+        updates, held = held or [], None
+        commands = plugins.available_commands(session)
+        if commands:
+            from acp.helpers import update_available_commands
+
+            updates.append(update_available_commands(commands))
+        for update in updates:  # queued now, they are sent after the caller's response
+            asyncio.get_running_loop().call_soon(sink.put, update)
+
+    session.send_update = send_update
+    return sink, release
+
+
+def prompt_content(
+    plugins: Plugins, session: SessionContext, prompt: Sequence[Any]
+) -> str | list[str | dict[str, Any]]:
     """The LangChain message content of an ACP prompt (``langacp_prompt_block``); -32602 if a block is not mapped."""
     from acp import RequestError
 
-    blocks: list[dict[str, Any]] = []
+    blocks: list[str | dict[str, Any]] = []
     for block in prompt:
         mapped = plugins.prompt_block(block, session)
         if mapped is None:
@@ -37,8 +75,9 @@ def prompt_content(plugins: Plugins, session: SessionContext, prompt: Sequence[A
                 {"details": f"unsupported prompt content: {getattr(block, 'type', type(block).__name__)}"}
             )
         blocks.extend(mapped)
-    if len(blocks) == 1 and blocks[0].get("type") == "text":
-        return str(blocks[0]["text"])
+    first = blocks[0] if len(blocks) == 1 else None
+    if isinstance(first, dict) and first.get("type") == "text":
+        return str(first["text"])
     return blocks
 
 
@@ -102,3 +141,15 @@ async def change_mode(plugins: Plugins, session: SessionContext, sink: UpdateSin
         raise RequestError.invalid_params({"details": f"unknown mode {mode_id!r}"})
     session.mode_id = mode_id
     sink.put(update_current_mode(mode_id))
+
+
+def caused_by_cancel(exc: BaseException | None) -> bool:
+    """``PromptCancelled``, or a cancel LangGraph wrapped (``NodeCancelledError``): look through the chain."""
+    from langacp.types import PromptCancelled
+
+    seen = exc
+    while seen is not None:
+        if isinstance(seen, (asyncio.CancelledError, PromptCancelled)):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
