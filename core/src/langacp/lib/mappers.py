@@ -17,7 +17,7 @@ from langacp.types import TurnOutcome
 
 if TYPE_CHECKING:
     from acp import RequestError
-    from acp.schema import StopReason
+    from acp.schema import PromptResponse, StopReason
 
 __all__ = [
     "finish_turn",
@@ -77,14 +77,16 @@ async def finish_turn(
     cancelled: bool = False,
     graph: Any = None,
     config: dict[str, Any] | None = None,
-) -> StopReason:
-    """End the session's turn as the server does; returns its stop reason.
+) -> PromptResponse:
+    """End the session's turn as the server does; returns the prompt's response (stop reason, usage).
 
     Open tool calls of a cancelled or failed turn are marked failed (and, given ``graph`` and
     ``config``, the thread is repaired for the next turn), ``langacp_prompt_finished`` runs,
-    and every update of the turn has been sent when it returns. If it returns ``end_turn``
-    for an ``error``, answer the prompt with :func:`to_request_error` instead.
+    and every update of the turn has been sent when it returns. If its stop reason is
+    ``end_turn`` for an ``error``, answer the prompt with :func:`to_request_error` instead.
     """
+    from acp.schema import PromptResponse
+
     from langacp.operations import end_turn
 
     session = get_session(conn, session_id)
@@ -96,10 +98,10 @@ async def finish_turn(
     if outcome.last_message is None:
         outcome.last_message = found.last_message
         outcome.finish_reason = outcome.finish_reason or found.finish_reason
-    reason, _usage = await end_turn(
+    reason, usage = await end_turn(
         session.plugins, session.context, session.sink, reporter, graph=graph, config=config
     )
-    return reason
+    return PromptResponse(stop_reason=reason, usage=usage)
 
 
 def to_request_error(session: LibrarySession, error: BaseException, method: str = "session/prompt") -> RequestError:

@@ -98,7 +98,7 @@ class ACPSessionMiddleware(_SessionBound):
         current_turn(session)
         turns = int(state.get("acp_turns") or 0) + 1
         if self.snapshots in ("initial", "all"):
-            await self._snapshot(session, "initial", turns, state)
+            await self._snapshot(session, "initial", turns, {**state, "acp_turns": turns})
         return {"acp_turns": turns}
 
     async def aafter_model(self, state: Any, runtime: Runtime[Any]) -> dict[str, Any] | None:
@@ -133,7 +133,9 @@ class ACPToolMiddleware(_SessionBound):
     same hooks as ``langacp serve``. A tool that raises fails its call, not the turn.
 
     ``report_start=False`` drops the ``tool_call`` and ``in_progress`` events (the result
-    still names the call); ``report_result=False`` drops the result events. The tool-call
+    still names the call); ``report_result=False`` drops the result events. Results that did not
+    come from a tool (a call the permission policy refused) are reported before the next model
+    call, as the server reports them when the tools step ends. The tool-call
     wrappers of the middleware plugins contribute (e.g. langacp-tools' diff capture) run inside.
     """
 
@@ -152,6 +154,18 @@ class ACPToolMiddleware(_SessionBound):
             turn = current_turn(self.session(runtime))
             for tool_call in messages[-1].tool_calls:  # every call of the response, before any runs
                 turn.announce(tool_call.get("id") or "", tool_call["name"], tool_call.get("args") or {})
+        return None
+
+    async def abefore_model(self, state: Any, runtime: Runtime[Any]) -> dict[str, Any] | None:
+        # Results that never went through a tool (a refused call, an unknown tool) are in the state.
+        if self.report_result:
+            messages = state.get("messages") or []
+            start = len(messages)
+            while start > 0 and isinstance(messages[start - 1], ToolMessage):
+                start -= 1
+            turn = current_turn(self.session(runtime))
+            for message in messages[start:]:
+                turn.finish_tool(message)
         return None
 
     async def awrap_tool_call(self, request: ToolCallRequest, handler: ToolHandler) -> ToolMessage | Command[Any]:
