@@ -10,6 +10,7 @@ or thought chunks are joined: how many tokens share a message depends on timing)
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import sys
@@ -42,6 +43,8 @@ SCENARIO: list[tuple[str, Any]] = [
     ("prompt", 'tool write_file {"path": "y.txt", "content": "no"}'),  # the mode refuses it
     ("mode", "agentic"),
     ("prompt", 'tool write_file {"path": "y.txt", "content": "yes"}'),
+    ("cancel", 'tool run_command {"command": "sleep 5"}'),  # cancelled while it runs
+    ("prompt", "dangling"),  # the thread was repaired: no tool call left unanswered
     ("prompt", "error the model failed"),
     ("prompt", "truncated"),
 ]
@@ -60,13 +63,27 @@ def _workspace(root: Path) -> Path:
     return root
 
 
-async def _run(conn: Any, cwd: Path) -> tuple[str, list[str]]:
+async def _cancelled(conn: Any, client: RecordingClient, session_id: str, text: str) -> str:
+    """Prompt, cancel once a tool runs; returns the stop reason."""
+    running = len([u for u in client.of(session_id, "tool_call_update") if u.status == "in_progress"])
+    turn = asyncio.ensure_future(conn.prompt(session_id=session_id, prompt=[text_block(text)]))
+    await client.wait_for(
+        lambda _: len([u for u in client.of(session_id, "tool_call_update") if u.status == "in_progress"]) > running
+    )
+    await conn.cancel(session_id=session_id)
+    return str((await turn).stop_reason)
+
+
+async def _run(conn: Any, client: RecordingClient, cwd: Path) -> tuple[str, list[str]]:
     """Play the scenario; returns the session id and what each step answered."""
     await conn.initialize(protocol_version=1)
     session_id = (await conn.new_session(cwd=str(cwd))).session_id
     answers = []
     for step, value in SCENARIO:
         try:
+            if step == "cancel":
+                answers.append(await _cancelled(conn, client, session_id, value))
+                continue
             if step == "mode":
                 await conn.set_session_mode(session_id=session_id, mode_id=value)
                 answers.append("mode set")
@@ -119,15 +136,17 @@ async def test_library_and_server_send_the_same_updates(tmp_path: Path) -> None:
         client=server_client,
         env={"XDG_CONFIG_HOME": str(tmp_path / "config")},
     ) as server:
-        server_sid, server_answers = await _run(server.conn, server_cwd)
+        server_sid, server_answers = await _run(server.conn, server_client, server_cwd)
     async with _library(tmp_path, library_client) as conn:
-        library_sid, library_answers = await _run(conn, library_cwd)
+        library_sid, library_answers = await _run(conn, library_client, library_cwd)
 
     assert library_answers == server_answers
     assert server_answers[:4] == ["end_turn"] * 4 and "error -32603" in server_answers
+    assert "cancelled" in server_answers
     server_updates = _normalised(server_client, server_sid, server_cwd)
     library_updates = _normalised(library_client, library_sid, library_cwd)
     assert library_updates == server_updates
+    assert {"content": {"text": "dangling: 0", "type": "text"}, "sessionUpdate": "agent_message_chunk"} in server_updates
     assert _permissions(library_client, library_cwd) == _permissions(server_client, server_cwd)
 
     # The scenario exercised what the plugins add, so the equality above means something.
