@@ -74,12 +74,13 @@ async def _cancelled(conn: Any, client: RecordingClient, session_id: str, text: 
     return str((await turn).stop_reason)
 
 
-async def _run(conn: Any, client: RecordingClient, cwd: Path) -> tuple[str, list[str]]:
-    """Play the scenario; returns the session id and what each step answered."""
+async def _run(conn: Any, client: RecordingClient, cwd: Path) -> tuple[str, list[str], set[int]]:
+    """Play the scenario; returns the session id, what each step answered and where each step's updates start."""
     await conn.initialize(protocol_version=1)
     session_id = (await conn.new_session(cwd=str(cwd))).session_id
-    answers = []
+    answers, boundaries = [], set()
     for step, value in SCENARIO:
+        boundaries.add(len(client.updates))  # text is not joined across steps
         try:
             if step == "cancel":
                 answers.append(await _cancelled(conn, client, session_id, value))
@@ -96,13 +97,17 @@ async def _run(conn: Any, client: RecordingClient, cwd: Path) -> tuple[str, list
             answers.append(str((await conn.prompt(session_id=session_id, prompt=prompt)).stop_reason))
         except RequestError as exc:
             answers.append(f"error {exc.code}")
-    return session_id, answers
+    return session_id, answers, boundaries
 
 
-def _normalised(client: RecordingClient, session_id: str, cwd: Path) -> list[dict[str, Any]]:
+def _normalised(client: RecordingClient, session_id: str, cwd: Path, boundaries: set[int]) -> list[dict[str, Any]]:
     """The session's updates as JSON, text chunks joined, the workspace path replaced."""
     out: list[dict[str, Any]] = []
-    for update in client.of(session_id):
+    for index, (sid, update) in enumerate(client.updates):
+        if index in boundaries:
+            out.append({"step": True})
+        if sid != session_id:
+            continue
         data = json.loads(update.model_dump_json(exclude_none=True, by_alias=True).replace(str(cwd), "<cwd>"))
         kind = data.get("sessionUpdate")
         text = data.get("content", {}).get("text") if kind in ("agent_message_chunk", "agent_thought_chunk") else None
@@ -114,7 +119,9 @@ def _normalised(client: RecordingClient, session_id: str, cwd: Path) -> list[dic
 
 
 def _permissions(client: RecordingClient, cwd: Path) -> list[str]:
-    return [r.tool_call.model_dump_json(exclude_none=True).replace(str(cwd), "<cwd>") for r in client.permission_requests]
+    return [
+        r.tool_call.model_dump_json(exclude_none=True).replace(str(cwd), "<cwd>") for r in client.permission_requests
+    ]
 
 
 @asynccontextmanager
@@ -136,17 +143,21 @@ async def test_library_and_server_send_the_same_updates(tmp_path: Path) -> None:
         client=server_client,
         env={"XDG_CONFIG_HOME": str(tmp_path / "config")},
     ) as server:
-        server_sid, server_answers = await _run(server.conn, server_client, server_cwd)
+        server_sid, server_answers, server_steps = await _run(server.conn, server_client, server_cwd)
     async with _library(tmp_path, library_client) as conn:
-        library_sid, library_answers = await _run(conn, library_client, library_cwd)
+        library_sid, library_answers, library_steps = await _run(conn, library_client, library_cwd)
 
     assert library_answers == server_answers
     assert server_answers[:4] == ["end_turn"] * 4 and "error -32603" in server_answers
     assert "cancelled" in server_answers
-    server_updates = _normalised(server_client, server_sid, server_cwd)
-    library_updates = _normalised(library_client, library_sid, library_cwd)
+    server_updates = _normalised(server_client, server_sid, server_cwd, server_steps)
+    library_updates = _normalised(library_client, library_sid, library_cwd, library_steps)
+    assert len(server_updates) > 60
     assert library_updates == server_updates
-    assert {"content": {"text": "dangling: 0", "type": "text"}, "sessionUpdate": "agent_message_chunk"} in server_updates
+    assert {
+        "content": {"text": "dangling: 0", "type": "text"},
+        "sessionUpdate": "agent_message_chunk",
+    } in server_updates
     assert _permissions(library_client, library_cwd) == _permissions(server_client, server_cwd)
 
     # The scenario exercised what the plugins add, so the equality above means something.
