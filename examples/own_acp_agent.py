@@ -61,7 +61,7 @@ from langacp.testing.workspace import respond, workspace_tools
 SYSTEM_PROMPT = "You are a scripted workspace agent."
 
 
-def build_agent(conn: Client, session: LibrarySession, checkpointer: Any, snapshots: str) -> Any:
+def build_agent(conn: Client, session: LibrarySession, checkpointer: Any, snapshots: str, hitl: bool) -> Any:
     """The session's LangChain agent: your model and tools, the plugins' tools, the ACP middleware."""
     model = make_model()
     model.responder = respond
@@ -72,7 +72,7 @@ def build_agent(conn: Client, session: LibrarySession, checkpointer: Any, snapsh
         middleware=[
             ACPSessionMiddleware(conn, snapshots=snapshots),  # type: ignore[arg-type]
             ACPModeMiddleware(conn),
-            ACPPermissionMiddleware(conn),
+            ACPPermissionMiddleware(conn, interrupt=hitl),  # hitl: interrupt, resumed in _turn below
             ACPToolMiddleware(conn),
         ],
         checkpointer=checkpointer,
@@ -82,13 +82,14 @@ def build_agent(conn: Client, session: LibrarySession, checkpointer: Any, snapsh
 class OwnAgent:
     """A plain class with the SDK's snake_case methods (not a subclass of ``acp.Agent``)."""
 
-    def __init__(self, plugins: Plugins, snapshots: str = "none") -> None:
+    def __init__(self, plugins: Plugins, snapshots: str = "none", *, hitl: bool = False) -> None:
         self.plugins = plugins
         self.conn: Client | None = None
         self.checkpointer = InMemorySaver()
         self.agents: dict[str, Any] = {}
         self.turns: dict[str, asyncio.Task[PromptResponse]] = {}
         self.snapshots = snapshots
+        self.hitl = hitl
         self.client_capabilities: Any = None
 
     def on_connect(self, conn: Client) -> None:
@@ -120,7 +121,7 @@ class OwnAgent:
             client_capabilities=self.client_capabilities,
             plugins=self.plugins,
         )
-        self.agents[session_id] = build_agent(conn, session, self.checkpointer, self.snapshots)
+        self.agents[session_id] = build_agent(conn, session, self.checkpointer, self.snapshots, self.hitl)
         return NewSessionResponse(session_id=session_id, modes=self.modes.modes(session_id))
 
     async def set_session_mode(self, session_id: str, mode_id: str, **_: Any) -> SetSessionModeResponse:
@@ -187,10 +188,11 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("-p", dest="plugins", action="append", default=[], help="load only these plugins")
     parser.add_argument("--snapshots", default="none", choices=["initial", "final", "all", "none"])
+    parser.add_argument("--hitl", action="store_true", help="ask permission by interrupting the graph")
     args = parser.parse_args(argv)
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)  # stdout is the protocol
     plugins = load_plugins(enabled=args.plugins, autoload=not args.plugins)
-    asyncio.run(run_agent(OwnAgent(plugins, args.snapshots)))
+    asyncio.run(run_agent(OwnAgent(plugins, args.snapshots, hitl=args.hitl)))
 
 
 if __name__ == "__main__":

@@ -195,3 +195,32 @@ async def test_state_snapshots_reach_the_client(tmp_path: Path, snapshots: str) 
     texts = [m["data"]["content"] for m in last["messages"] if m["type"] in ("human", "ai")]
     if snaps[-1]["kind"] == "final":
         assert texts[-2:] == ["echo again", "again"] and "# Demo" in json.dumps(last["messages"])
+
+
+async def test_human_in_the_loop_form_approves_and_rejects_through_the_permission_flow(tmp_path: Path) -> None:
+    """``ACPPermissionMiddleware(interrupt=True)``: the graph interrupts, langacp-permissions asks the client,
+    the graph resumes with its decision; a rejection reaches the model, which answers with it."""
+    client = RecordingClient(answer=_answer)
+    cwd = _workspace(tmp_path / "work")
+    command = [sys.executable, str(EXAMPLE), "-p", "tools", "-p", "permissions", "--hitl"]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LANGACP_")}
+    env["XDG_CONFIG_HOME"] = str(tmp_path / "config")
+    with (tmp_path / "hitl.stderr").open("w") as stderr:
+        async with spawn_agent(command, client, env=env, stderr=stderr) as (conn, _process):
+            await conn.initialize(protocol_version=1)
+            sid = (await conn.new_session(cwd=str(cwd))).session_id
+            edit = 'tool edit_file {"path": "x.py", "old_string": "b = 2", "new_string": "b = 3"}'
+            assert (await conn.prompt(session_id=sid, prompt=[text_block(edit)])).stop_reason == "end_turn"
+            run = 'tool run_command {"command": "touch ran.txt"}'
+            assert (await conn.prompt(session_id=sid, prompt=[text_block(run)])).stop_reason == "end_turn"
+
+    assert (cwd / "x.py").read_text() == "a = 1\nb = 3\n"  # approved
+    assert not (cwd / "ran.txt").exists()  # rejected: never ran
+    requests = client.permission_requests
+    assert [r.tool_call.title for r in requests] == ["Edit x.py", "Run `touch ran.txt`"]
+    announced = [u.tool_call_id for u in client.of(sid, "tool_call")]
+    assert [r.tool_call.tool_call_id for r in requests] == announced  # the request names the call the editor shows
+    failed = [u for u in client.of(sid, "tool_call_update") if u.status == "failed"]
+    assert [u.tool_call_id for u in failed] == [announced[1]]
+    assert "the user declined it" in failed[0].content[0].content.text
+    assert client.text(sid).endswith(f"done: {failed[0].content[0].content.text}")  # the model got it, re-planned
