@@ -47,7 +47,8 @@ class ACPCallbackHandler(AsyncCallbackHandler, _StreamingCallbackHandler[Any]):
         self.session_id = session_id
         self.tool_events = tool_events
         self._metadata: dict[UUID, dict[str, Any]] = {}
-        self._tools: dict[UUID, ToolCallInfo] = {}
+        self._tools: dict[UUID, tuple[ToolCallInfo, TurnReporter]] = {}
+        """Running tools: their calls and turns (the end and error callbacks get no metadata)."""
 
     def _turn(self, metadata: dict[str, Any] | None) -> TurnReporter | None:
         found = self.session_id or (metadata or {}).get("session_id") or (metadata or {}).get("thread_id")
@@ -111,22 +112,23 @@ class ACPCallbackHandler(AsyncCallbackHandler, _StreamingCallbackHandler[Any]):
         if not self.tool_events or turn is None or not call_id:
             return
         name = str((serialized or {}).get("name") or kwargs.get("name") or "tool")
-        call = self._tools[run_id] = ToolCallInfo(str(call_id), name, dict(inputs or {}))
+        call = ToolCallInfo(str(call_id), name, dict(inputs or {}))
+        self._tools[run_id] = (call, turn)
         turn.tool_started(call.tool_call_id, call.name, call.args)
 
     async def on_tool_end(self, output: Any, *, run_id: UUID, **kwargs: Any) -> None:
-        call = self._tools.pop(run_id, None)
-        turn = self._turn(kwargs.get("metadata"))
-        if call is None or turn is None:
+        running = self._tools.pop(run_id, None)
+        if running is None:
             return
+        call, turn = running
         if not isinstance(output, ToolMessage):
             output = ToolMessage(content=str(output), tool_call_id=call.tool_call_id, name=call.name)
         turn.finish_tool(output)
 
     async def on_tool_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
-        call = self._tools.pop(run_id, None)
-        turn = self._turn(kwargs.get("metadata"))
-        if call is not None and turn is not None:
+        running = self._tools.pop(run_id, None)
+        if running is not None:
+            call, turn = running
             turn.finish_tool(error_result(call, error))
 
     # -- _StreamingCallbackHandler: its presence makes chat models stream -----------------------

@@ -98,9 +98,7 @@ async def finish_turn(
     if outcome.last_message is None:
         outcome.last_message = found.last_message
         outcome.finish_reason = outcome.finish_reason or found.finish_reason
-    reason, usage = await end_turn(
-        session.plugins, session.context, session.sink, reporter, graph=graph, config=config
-    )
+    reason, usage = await end_turn(session.plugins, session.context, session.sink, reporter, graph=graph, config=config)
     return PromptResponse(stop_reason=reason, usage=usage)
 
 
