@@ -192,7 +192,8 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)  # stdout is the protocol
     plugins = load_plugins(enabled=args.plugins, autoload=not args.plugins)
-    asyncio.run(run_agent(OwnAgent(plugins, args.snapshots, hitl=args.hitl)))
+    # session/close is still in the unstable part of the protocol
+    asyncio.run(run_agent(OwnAgent(plugins, args.snapshots, hitl=args.hitl), use_unstable_protocol=True))
 
 
 if __name__ == "__main__":

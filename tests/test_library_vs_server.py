@@ -4,7 +4,7 @@
 ACP agent on the SDK using ``langacp.lib``) run as subprocesses over real pipes with the same
 plugins (langacp-tools, -content, -permissions, -modes), the same scripted model and the same
 workspace. The ``session/update`` notifications each sends are compared in order, modulo the
-session id, the workspace path, and how streamed text was cut into chunks (consecutive message
+session id, the workspace path, random content-block ids, and how streamed text was cut into chunks (consecutive message
 or thought chunks are joined: how many tokens share a message depends on timing).
 """
 
@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -74,16 +75,22 @@ async def _cancelled(conn: Any, client: RecordingClient, session_id: str, text: 
     return str((await turn).stop_reason)
 
 
-async def _run(conn: Any, client: RecordingClient, cwd: Path) -> tuple[str, list[str], set[int]]:
+async def _run(
+    conn: Any, client: RecordingClient, cwd: Path, scenario: list[tuple[str, Any]] = SCENARIO, **session: Any
+) -> tuple[str, list[str], set[int]]:
     """Play the scenario; returns the session id, what each step answered and where each step's updates start."""
     await conn.initialize(protocol_version=1)
-    session_id = (await conn.new_session(cwd=str(cwd))).session_id
+    session_id = (await conn.new_session(cwd=str(cwd), **session)).session_id
     answers, boundaries = [], set()
-    for step, value in SCENARIO:
+    for step, value in scenario:
         boundaries.add(len(client.updates))  # text is not joined across steps
         try:
             if step == "cancel":
                 answers.append(await _cancelled(conn, client, session_id, value))
+                continue
+            if step == "close":
+                await conn.close_session(session_id=session_id)
+                answers.append("closed")
                 continue
             if step == "mode":
                 await conn.set_session_mode(session_id=session_id, mode_id=value)
@@ -100,6 +107,10 @@ async def _run(conn: Any, client: RecordingClient, cwd: Path) -> tuple[str, list
     return session_id, answers, boundaries
 
 
+LC_ID = re.compile(r'"lc_[0-9a-f-]{36}"')
+"""Content-block ids LangChain generates at random."""
+
+
 def _normalised(client: RecordingClient, session_id: str, cwd: Path, boundaries: set[int]) -> list[dict[str, Any]]:
     """The session's updates as JSON, text chunks joined, the workspace path replaced."""
     out: list[dict[str, Any]] = []
@@ -108,7 +119,8 @@ def _normalised(client: RecordingClient, session_id: str, cwd: Path, boundaries:
             out.append({"step": True})
         if sid != session_id:
             continue
-        data = json.loads(update.model_dump_json(exclude_none=True, by_alias=True).replace(str(cwd), "<cwd>"))
+        dumped = update.model_dump_json(exclude_none=True, by_alias=True).replace(str(cwd), "<cwd>")
+        data = json.loads(LC_ID.sub('"lc_<id>"', dumped))
         kind = data.get("sessionUpdate")
         text = data.get("content", {}).get("text") if kind in ("agent_message_chunk", "agent_thought_chunk") else None
         if isinstance(text, str) and out and out[-1].get("sessionUpdate") == kind and "text" in out[-1]["content"]:
@@ -125,10 +137,12 @@ def _permissions(client: RecordingClient, cwd: Path) -> list[str]:
 
 
 @asynccontextmanager
-async def _library(tmp_path: Path, client: RecordingClient, *args: str) -> AsyncIterator[Any]:
+async def _library(
+    tmp_path: Path, client: RecordingClient, *args: str, plugins: list[str] = PLUGINS
+) -> AsyncIterator[Any]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("LANGACP_")}
     env["XDG_CONFIG_HOME"] = str(tmp_path / "config")  # no user configuration leaks in
-    command = [sys.executable, str(EXAMPLE), *(a for name in PLUGINS for a in ("-p", name)), *args]
+    command = [sys.executable, str(EXAMPLE), *(a for name in plugins for a in ("-p", name)), *args]
     with (tmp_path / "library.stderr").open("w") as stderr:
         async with spawn_agent(command, client, env=env, stderr=stderr) as (conn, _process):
             yield conn
@@ -224,3 +238,57 @@ async def test_human_in_the_loop_form_approves_and_rejects_through_the_permissio
     assert [u.tool_call_id for u in failed] == [announced[1]]
     assert "the user declined it" in failed[0].content[0].content.text
     assert client.text(sid).endswith(f"done: {failed[0].content[0].content.text}")  # the model got it, re-planned
+
+
+MCP_SERVER = REPO / "plugins" / "mcp" / "tests" / "mcp_server.py"
+MCP_SCENARIO: list[tuple[str, Any]] = [
+    ("prompt", 'tool media__add {"a": 2, "b": 3}'),
+    ("prompt", "tool media__picture {}"),
+    ("prompt", 'tool media__fail {"message": "disk on fire"}'),
+    ("prompt", "tool media__pid {}"),
+    ("close", None),
+]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z" if Path(f"/proc/{pid}/stat").exists() else True
+
+
+async def test_mcp_tools_are_loaded_and_reported_as_the_server_does(tmp_path: Path) -> None:
+    from acp.schema import McpServerStdio
+
+    pytest.importorskip("langacp_mcp")
+    plugins = ["mcp", "tools", "content"]
+    server_entry = McpServerStdio(name="media", command=sys.executable, args=[str(MCP_SERVER), "stdio"], env=[])
+    server_client, library_client = RecordingClient(), RecordingClient()
+    server_cwd, library_cwd = _workspace(tmp_path / "server"), _workspace(tmp_path / "library")
+    env = {"XDG_CONFIG_HOME": str(tmp_path / "config")}
+    async with serve("langacp.testing.workspace:agent", plugins=plugins, client=server_client, env=env) as server:
+        server_sid, server_answers, server_steps = await _run(
+            server.conn, server_client, server_cwd, MCP_SCENARIO, mcp_servers=[server_entry]
+        )
+    async with _library(tmp_path, library_client, plugins=plugins) as conn:
+        library_sid, library_answers, library_steps = await _run(
+            conn, library_client, library_cwd, MCP_SCENARIO, mcp_servers=[server_entry]
+        )
+        pid = int(library_client.of(library_sid, "tool_call_update")[-1].content[0].content.text)
+        for _ in range(150):  # closing the session stops its MCP server
+            if not _alive(pid):
+                break
+            await asyncio.sleep(0.1)
+        assert not _alive(pid)
+
+    assert library_answers == server_answers == ["end_turn"] * 4 + ["closed"]
+    server_updates = _normalised(server_client, server_sid, server_cwd, server_steps)
+    library_updates = _normalised(library_client, library_sid, library_cwd, library_steps)
+    assert library_updates[:-2] == server_updates[:-2]  # the last call's result holds the server's pid
+    assert [u.get("status") for u in library_updates[-2:]] == [u.get("status") for u in server_updates[-2:]]
+    titles = {u.get("title") for u in library_updates}
+    assert {"add (media)", "picture (media)"} <= titles
+    picture = next(u for u in library_updates if u.get("status") == "completed" and "image" in json.dumps(u))
+    assert [c["content"]["type"] for c in picture["content"]] == ["text", "image"]
+    assert picture["content"][1]["content"]["mimeType"] == "image/png"
