@@ -46,6 +46,7 @@ from langacp.lib import (
     ACPSessionMiddleware,
     ACPToolMiddleware,
     LibrarySession,
+    Snapshots,
     close_session,
     finish_turn,
     get_session,
@@ -61,7 +62,7 @@ from langacp.testing.workspace import respond, workspace_tools
 SYSTEM_PROMPT = "You are a scripted workspace agent."
 
 
-def build_agent(conn: Client, session: LibrarySession, checkpointer: Any, snapshots: str, hitl: bool) -> Any:
+def build_agent(conn: Client, session: LibrarySession, checkpointer: Any, snapshots: Snapshots, hitl: bool) -> Any:
     """The session's LangChain agent: your model and tools, the plugins' tools, the ACP middleware."""
     model = make_model()
     model.responder = respond
@@ -70,7 +71,7 @@ def build_agent(conn: Client, session: LibrarySession, checkpointer: Any, snapsh
         tools=[*workspace_tools(session.context.cwd), *session.tools],  # + plugins': MCP tools, switch_mode, …
         system_prompt=session.system_prompt(SYSTEM_PROMPT),  # + plugins' additions (MCP servers' instructions)
         middleware=[
-            ACPSessionMiddleware(conn, snapshots=snapshots),  # type: ignore[arg-type]
+            ACPSessionMiddleware(conn, snapshots=snapshots),
             ACPModeMiddleware(conn),
             ACPPermissionMiddleware(conn, interrupt=hitl),  # hitl: interrupt, resumed in _turn below
             ACPToolMiddleware(conn),
@@ -82,7 +83,7 @@ def build_agent(conn: Client, session: LibrarySession, checkpointer: Any, snapsh
 class OwnAgent:
     """A plain class with the SDK's snake_case methods (not a subclass of ``acp.Agent``)."""
 
-    def __init__(self, plugins: Plugins, snapshots: str = "none", *, hitl: bool = False) -> None:
+    def __init__(self, plugins: Plugins, snapshots: Snapshots = "none", *, hitl: bool = False) -> None:
         self.plugins = plugins
         self.conn: Client | None = None
         self.checkpointer = InMemorySaver()
@@ -193,7 +194,9 @@ def main(argv: list[str] | None = None) -> None:
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)  # stdout is the protocol
     plugins = load_plugins(enabled=args.plugins, autoload=not args.plugins)
     # session/close is still in the unstable part of the protocol
-    asyncio.run(run_agent(OwnAgent(plugins, args.snapshots, hitl=args.hitl), use_unstable_protocol=True))
+    agent = OwnAgent(plugins, args.snapshots, hitl=args.hitl)
+    # OwnAgent offers only the methods it implements (others answer -32601), not the whole acp.Agent protocol.
+    asyncio.run(run_agent(agent, use_unstable_protocol=True))  # type: ignore[arg-type]
 
 
 if __name__ == "__main__":

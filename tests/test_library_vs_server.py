@@ -41,6 +41,7 @@ SCENARIO: list[tuple[str, Any]] = [
     ("image", None),
     ("prompt", "tool screenshot {}"),
     ("mode", "readonly"),
+    ("prompt", "sysprompt"),  # the model sees the mode's system prompt
     ("prompt", 'tool write_file {"path": "y.txt", "content": "no"}'),  # the mode refuses it
     ("mode", "agentic"),
     ("prompt", 'tool write_file {"path": "y.txt", "content": "yes"}'),
@@ -181,6 +182,11 @@ async def test_library_and_server_send_the_same_updates(tmp_path: Path) -> None:
     images = [u["content"] for u in server_updates if u.get("sessionUpdate") == "agent_message_chunk"]
     assert {"type": "image", "mimeType": "image/png", "data": PIXEL_PNG} in images
     assert any(u.get("sessionUpdate") == "current_mode_update" for u in server_updates)
+    assert any(
+        "You are in read-only mode" in u.get("content", {}).get("text", "")
+        for u in library_updates
+        if u.get("sessionUpdate") == "agent_message_chunk"
+    )
     assert (library_cwd / "x.py").read_text() == "a = 1\nb = 3\n"
     assert (library_cwd / "y.txt").read_text() == "yes"  # refused in readonly mode, written in agentic
     assert [r.tool_call.title for r in library_client.permission_requests][:2] == ["Edit x.py", "Run `echo hi`"]

@@ -114,7 +114,7 @@ async def test_tool_middleware_reports_the_lifecycle_and_contains_errors(tmp_pat
 async def test_tool_middleware_events_can_be_turned_off(tmp_path: Path, start: bool, result: bool) -> None:
     conn = Conn()
     await open_session(conn, "s1", str(tmp_path), plugins=plugins())
-    graph = agent(conn, ACPToolMiddleware(conn, report_start=start, report_result=result))
+    graph = agent(conn, ACPSessionMiddleware(conn), ACPToolMiddleware(conn, report_start=start, report_result=result))
     await turn(conn, "s1", graph, 'tool add {"a": 1, "b": 2}')
     statuses = [u.status for u in conn.updates if u.session_update in ("tool_call", "tool_call_update")]
     if start:

@@ -214,8 +214,8 @@ class TurnReporter:
         if call_id and block.get("name"):
             self.announce(call_id, block["name"], None)
 
-    def on_model_message(self, message: AIMessage) -> None:
-        """A model call finished with ``message``: count it and report its tool calls' arguments.
+    def on_model_message(self, message: AIMessage, *, announce: bool = True) -> None:
+        """A model call finished with ``message``: count it and (if ``announce``) report its tool calls' arguments.
 
         A message with an id is counted once, however many sources report it.
         """
@@ -234,7 +234,8 @@ class TurnReporter:
         add_usage(outcome.usage, message.usage_metadata)
         for tool_call in message.tool_calls:
             outcome.tool_calls += 1
-            self.announce(tool_call.get("id") or "", tool_call["name"], tool_call.get("args") or {})
+            if announce:
+                self.announce(tool_call.get("id") or "", tool_call["name"], tool_call.get("args") or {})
 
     # -- tool call lifecycle -------------------------------------------------------------------
 

@@ -91,7 +91,7 @@ class ACPCallbackHandler(AsyncCallbackHandler, _StreamingCallbackHandler[Any]):
         generations = getattr(response, "generations", None) or [[]]
         message = getattr(generations[0][0], "message", None) if generations[0] else None
         if turn is not None and isinstance(message, AIMessage):
-            turn.on_model_message(message) if self.tool_events else _count_only(turn, message)
+            turn.on_model_message(message, announce=self.tool_events)
 
     async def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
         self._metadata.pop(run_id, None)
@@ -138,8 +138,3 @@ class ACPCallbackHandler(AsyncCallbackHandler, _StreamingCallbackHandler[Any]):
 
     def tap_output_iter(self, run_id: UUID, output: Iterator[T]) -> Iterator[T]:
         return output
-
-
-def _count_only(turn: TurnReporter, message: AIMessage) -> None:
-    """Count a model response (usage, finish reason) without announcing its tool calls."""
-    turn.on_model_message(message.model_copy(update={"tool_calls": []}))

@@ -105,7 +105,7 @@ class ACPSessionMiddleware(_SessionBound):
         session = self.session(runtime)
         messages = state.get("messages") or []
         if messages and isinstance(messages[-1], AIMessage):
-            current_turn(session).on_model_message(messages[-1])
+            current_turn(session).on_model_message(messages[-1], announce=False)  # ACPToolMiddleware announces
         if self.snapshots == "all":
             await self._snapshot(session, "model", int(state.get("acp_turns") or 0), state)
         return None
