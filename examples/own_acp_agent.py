@@ -192,7 +192,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--hitl", action="store_true", help="ask permission by interrupting the graph")
     args = parser.parse_args(argv)
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)  # stdout is the protocol
-    plugins = load_plugins(enabled=args.plugins, autoload=not args.plugins)
+    # With -p, only those plugins; without, every installed one (unless LANGACP_DISABLE_PLUGIN_AUTOLOAD=1).
+    plugins = load_plugins(enabled=args.plugins, autoload=False if args.plugins else None)
     # session/close is still in the unstable part of the protocol
     agent = OwnAgent(plugins, args.snapshots, hitl=args.hitl)
     # OwnAgent offers only the methods it implements (others answer -32601), not the whole acp.Agent protocol.
