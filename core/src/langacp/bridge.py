@@ -121,6 +121,12 @@ class UpdateSink:
                 await asyncio.sleep(wait)
             self._wake.clear()
             while self._queue:
+                if len(self._queue) == 1 and isinstance(self._queue[0], _Block):
+                    # A token that arrived while the last message was written (a producer as fast
+                    # as the pipe): let the next ones join it, as after an idle pause.
+                    wait = self._last_send + self._window - loop.time()
+                    if wait > 0:
+                        await asyncio.sleep(wait)
                 for update in self._take():
                     try:
                         await self._send(update)
@@ -131,7 +137,7 @@ class UpdateSink:
                         break
                     except Exception:
                         log.exception("failed to send a session update")
-            self._last_send = loop.time()
+                self._last_send = loop.time()
             self._idle.set()
 
 
