@@ -101,23 +101,25 @@ class ACPSessionMiddleware(_SessionBound):
             await self._snapshot(session, "initial", turns, {**state, "acp_turns": turns})
         return {"acp_turns": turns}
 
-    async def aafter_model(self, state: Any, runtime: Runtime[Any]) -> dict[str, Any] | None:
-        session = self.session(runtime)
-        messages = state.get("messages") or []
-        if messages and isinstance(messages[-1], AIMessage):
-            current_turn(session).on_model_message(messages[-1], announce=False)  # ACPToolMiddleware announces
-        if self.snapshots == "all":
-            await self._snapshot(session, "model", int(state.get("acp_turns") or 0), state)
-        return None
-
     async def aafter_agent(self, state: Any, runtime: Runtime[Any]) -> dict[str, Any] | None:
         if self.snapshots in ("final", "all"):
             await self._snapshot(self.session(runtime), "final", int(state.get("acp_turns") or 0), state)
         return None
 
     async def awrap_model_call(self, request: ModelRequest[Any], handler: ModelHandler) -> ModelResponse[Any]:
-        wrappers = [m for m in self.session(request.runtime).middleware if m.name != _MODES_MIDDLEWARE]
-        return await _chain_model(wrappers, request, handler)
+        # Done here rather than in an after-model hook: such a hook is one more graph step per call.
+        session = self.session(request.runtime)
+        wrappers = [m for m in session.middleware if m.name != _MODES_MIDDLEWARE]
+        response = await _chain_model(wrappers, request, handler)
+        produced = _messages_of(response)
+        for message in produced:
+            if isinstance(message, AIMessage):
+                current_turn(session).on_model_message(message, announce=False)  # ACPToolMiddleware announces
+        if self.snapshots == "all":
+            state: dict[str, Any] = dict(request.state)
+            state["messages"] = [*(state.get("messages") or []), *produced]
+            await self._snapshot(session, "model", int(state.get("acp_turns") or 0), state)
+        return response
 
     async def _snapshot(self, session: LibrarySession, kind: str, turn: int, state: Any) -> None:
         from langacp.lib.mappers import serialize_state
@@ -148,25 +150,24 @@ class ACPToolMiddleware(_SessionBound):
     def name(self) -> str:
         return "acp_tools"
 
-    async def aafter_model(self, state: Any, runtime: Runtime[Any]) -> dict[str, Any] | None:
-        messages = state.get("messages") or []
-        if self.report_start and messages and isinstance(messages[-1], AIMessage):
-            turn = current_turn(self.session(runtime))
-            for tool_call in messages[-1].tool_calls:  # every call of the response, before any runs
-                turn.announce(tool_call.get("id") or "", tool_call["name"], tool_call.get("args") or {})
-        return None
-
-    async def abefore_model(self, state: Any, runtime: Runtime[Any]) -> dict[str, Any] | None:
-        # Results that never went through a tool (a refused call, an unknown tool) are in the state.
+    async def awrap_model_call(self, request: ModelRequest[Any], handler: ModelHandler) -> ModelResponse[Any]:
+        # Done here rather than in before/after-model hooks: each such hook is one more graph step.
+        turn = current_turn(self.session(request.runtime))
         if self.report_result:
-            messages = state.get("messages") or []
+            # Results that never went through a tool (a refused call, an unknown tool) are in the state.
+            messages = request.state.get("messages") or []
             start = len(messages)
             while start > 0 and isinstance(messages[start - 1], ToolMessage):
                 start -= 1
-            turn = current_turn(self.session(runtime))
             for message in messages[start:]:
-                turn.finish_tool(message)
-        return None
+                if isinstance(message, ToolMessage):
+                    turn.finish_tool(message)
+        response = await handler(request)
+        if self.report_start:
+            for message in _messages_of(response):  # every call of the response, before any runs
+                for tool_call in message.tool_calls if isinstance(message, AIMessage) else []:
+                    turn.announce(tool_call.get("id") or "", tool_call["name"], tool_call.get("args") or {})
+        return response
 
     async def awrap_tool_call(self, request: ToolCallRequest, handler: ToolHandler) -> ToolMessage | Command[Any]:
         session = self.session(request.runtime)
@@ -284,6 +285,12 @@ class ACPModeMiddleware(_SessionBound):
 
         session = get_session(self.conn, session_id)
         await change_mode(session.plugins, session.context, session.sink, mode_id)
+
+
+def _messages_of(response: Any) -> list[Any]:
+    """The messages a model call produced (a ``ModelResponse``, or a bare ``AIMessage``)."""
+    result = getattr(response, "result", None)
+    return list(result) if isinstance(result, list) else [response]
 
 
 def _overrides(middleware: Any, hook: str) -> bool:
