@@ -40,6 +40,7 @@ from acp.schema import (
 )
 
 from langacp import __version__
+from langacp.operations import caused_by_cancel
 from langacp.plugins import Plugins
 from langacp.stores import (
     InvalidCursor,
@@ -51,7 +52,7 @@ from langacp.stores import (
     now_iso,
     open_store,
 )
-from langacp.types import PromptCancelled, SessionContext, TurnOutcome
+from langacp.types import SessionContext, TurnOutcome
 
 if TYPE_CHECKING:
     from acp.interfaces import Client
@@ -398,7 +399,7 @@ class LangacpAgent:
         )
 
     async def _open(self, record: SessionRecord, mcp_servers: list[Any] | None, *, created: bool) -> Session:
-        from langacp.bridge import UpdateSink
+        from langacp.operations import open_outbox
 
         target, store = await self._target_and_store()
         session_id = record.session_id
@@ -412,22 +413,7 @@ class LangacpAgent:
             client=self.client,
             plugins=self.plugins,
         )
-        sink = UpdateSink(
-            lambda update: self._send_update(session_id, update),
-            lambda block: self.plugins.output_block(block, context),
-        )
-
-        # Updates a plugin sends while the session opens wait for the response: a client cannot
-        # place an update for a session id it has not been given yet.
-        held: list[Any] | None = []
-
-        async def send_update(update: Any) -> None:
-            if held is not None:
-                held.append(update)
-            else:
-                sink.put(update)
-
-        context.send_update = send_update
+        sink, release = open_outbox(self.plugins, context, lambda update: self._send_update(session_id, update))
         context.state["record"] = record
         record.data["langacp"] = {**record.data.get("langacp", {}), "mcp_servers": _describe_servers(mcp_servers)}
         try:
@@ -440,15 +426,7 @@ class LangacpAgent:
         context.new_thread = functools.partial(self._new_thread, session)
         self.sessions[session_id] = session
         await store.put(record)
-        updates, held = held or [], None
-        commands = self.plugins.available_commands(context)
-        if commands:
-            from acp.helpers import update_available_commands
-
-            updates.append(update_available_commands(commands))
-        # Queued now, they are sent after this handler's response has been queued.
-        for update in updates:
-            asyncio.get_running_loop().call_soon(sink.put, update)
+        release()
         return session
 
     async def _build(
@@ -549,16 +527,11 @@ class LangacpAgent:
 
     @serving("session/set_mode")
     async def set_session_mode(self, session_id: str, mode_id: str, **_: Any) -> SetSessionModeResponse:
-        session = self._session(session_id)
-        ok = await self.plugins.set_mode(session.context, mode_id)
-        if ok is None:
-            raise RequestError.method_not_found("session/set_mode")
-        if not ok:
-            raise RequestError.invalid_params({"details": f"unknown mode {mode_id!r}"})
-        from acp.helpers import update_current_mode
+        from langacp.operations import change_mode
 
-        session.context.mode_id = session.record.mode_id = mode_id
-        session.sink.put(update_current_mode(mode_id))
+        session = self._session(session_id)
+        await change_mode(self.plugins, session.context, session.sink, mode_id)
+        session.record.mode_id = mode_id
         await self._save(session)
         return SetSessionModeResponse()
 
@@ -612,8 +585,9 @@ class LangacpAgent:
     async def _turn(self, session: Session, prompt: list[Any]) -> PromptResponse:
         from langchain_core.messages import HumanMessage
 
-        from langacp.bridge import TurnRunner, repair_thread
+        from langacp.bridge import TurnRunner
         from langacp.middleware import RUNNER_KEY
+        from langacp.operations import end_turn, prompt_content
 
         context = session.context
         if not prompt:
@@ -621,15 +595,7 @@ class LangacpAgent:
         command = await self._slash_command(session, prompt)
         if command is not None:
             return command
-        blocks: list[dict[str, Any]] = []
-        for block in prompt:
-            mapped = self.plugins.prompt_block(block, context)
-            if mapped is None:
-                raise RequestError.invalid_params(
-                    {"details": f"unsupported prompt content: {getattr(block, 'type', type(block).__name__)}"}
-                )
-            blocks.extend(mapped)
-        content: Any = blocks[0]["text"] if len(blocks) == 1 and blocks[0].get("type") == "text" else blocks
+        content = prompt_content(self.plugins, context, prompt)
         outcome = TurnOutcome()
         runner = TurnRunner(self.plugins, context, session.sink, session.graph, guarded=session.guarded)
         context.state[RUNNER_KEY] = runner
@@ -644,36 +610,15 @@ class LangacpAgent:
             if task is not None:
                 task.uncancel()  # handled: the clean-up below must be able to await
         except Exception as exc:  # noqa: BLE001 - reported to the client below
-            if _caused_by_cancel(exc):
+            if caused_by_cancel(exc):
                 outcome.cancelled = True
             else:
                 outcome.error = exc
         finally:
             session.cancellable = False
-        if outcome.cancelled or outcome.error is not None:
-            from langacp.bridge import CANCELLED_TEXT
-
-            reason = CANCELLED_TEXT if outcome.cancelled else f"Failed: {outcome.error}"
-            runner.close_open_tools(reason)
-            try:
-                await repair_thread(
-                    session.graph,
-                    session.config,
-                    reason,
-                    partial_text="".join(runner.partial_text),
-                    partial_node=runner.partial_node,
-                )
-            except Exception:
-                log.exception("could not repair the thread of session %s", context.session_id)
-        context.state.pop(RUNNER_KEY, None)
-        stop_reason = self.plugins.stop_reason(context, outcome)
-        usage = self.plugins.prompt_usage(context, outcome)
-        await session.sink.flush()
-        try:
-            await self.plugins.prompt_finished(context, stop_reason, outcome)
-        except Exception:
-            log.exception("a plugin failed in langacp_prompt_finished")
-        await session.sink.flush()  # updates a plugin sent from langacp_prompt_finished come first
+        stop_reason, usage = await end_turn(
+            self.plugins, context, session.sink, runner, graph=session.graph, config=session.config
+        )
         await self._save(session)
         if outcome.error is not None and stop_reason == "end_turn":
             log.error("turn failed in session %s", context.session_id, exc_info=outcome.error)
@@ -753,16 +698,6 @@ def _describe_servers(servers: list[Any] | None) -> list[dict[str, Any]]:
                 data[secret] = [item.get("name") for item in data[secret] if isinstance(item, dict)]
         described.append(data)
     return described
-
-
-def _caused_by_cancel(exc: BaseException) -> bool:
-    """``PromptCancelled``, or a cancel LangGraph wrapped (``NodeCancelledError``): look through the chain."""
-    seen: BaseException | None = exc
-    while seen is not None:
-        if isinstance(seen, (asyncio.CancelledError, PromptCancelled)):
-            return True
-        seen = seen.__cause__ or seen.__context__
-    return False
 
 
 def _log_load_failure(task: asyncio.Task[Any]) -> None:

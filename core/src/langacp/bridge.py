@@ -21,13 +21,17 @@ from langacp.types import SessionContext, ToolCallInfo, TurnOutcome
 if TYPE_CHECKING:
     from langacp.plugins import Plugins
 
-__all__ = ["TurnRunner", "UpdateSink", "repair_thread", "unanswered_tool_calls"]
+__all__ = ["TurnReporter", "TurnRunner", "UpdateSink", "repair_thread", "unanswered_tool_calls"]
 
 log = logging.getLogger("langacp.bridge")
 
 STREAM_MODES = ["messages", "updates", "tools"]
 CANCELLED_TEXT = "Cancelled by the user before it finished."
 _MAX_COALESCE = 64 * 1024
+NO_RESUME_TEXT = (
+    "\n\nThe agent paused for human input (a LangGraph interrupt), and no installed "
+    "langacp plugin answers interrupts (hook langacp_resume_interrupt), so the turn ends here."
+)
 
 
 class UpdateSink:
@@ -117,6 +121,12 @@ class UpdateSink:
                 await asyncio.sleep(wait)
             self._wake.clear()
             while self._queue:
+                if len(self._queue) == 1 and isinstance(self._queue[0], _Block):
+                    # A token that arrived while the last message was written (a producer as fast
+                    # as the pipe): let the next ones join it, as after an idle pause.
+                    wait = self._last_send + self._window - loop.time()
+                    if wait > 0:
+                        await asyncio.sleep(wait)
                 for update in self._take():
                     try:
                         await self._send(update)
@@ -127,7 +137,7 @@ class UpdateSink:
                         break
                     except Exception:
                         log.exception("failed to send a session update")
-            self._last_send = loop.time()
+                self._last_send = loop.time()
             self._idle.set()
 
 
@@ -143,57 +153,33 @@ class _ToolState:
     has_args: bool = False
 
 
-class TurnRunner:
-    """Streams one turn of a graph and reports it as ACP updates."""
+class TurnReporter:
+    """Reports one turn of a session as ACP updates, from whatever watches the graph run.
 
-    def __init__(
-        self, plugins: Plugins, session: SessionContext, sink: UpdateSink, graph: Any, *, guarded: bool = False
-    ) -> None:
+    The server's :class:`TurnRunner` feeds it from ``astream``; the library pieces
+    (``langacp.lib``: middleware and callback handler) feed it from inside the graph. Each
+    tool call is reported once per stage (``pending`` → arguments → ``in_progress`` → result),
+    however many sources tell about it.
+    """
+
+    def __init__(self, plugins: Plugins, session: SessionContext, sink: UpdateSink) -> None:
         self.plugins = plugins
-        self.guarded = guarded
-        """The graph runs the core's tool guard, which reports tools starting (see
-        :meth:`tool_started`); otherwise the ``tools`` stream mode tells (it costs ~7%)."""
         self.session = session
         self.sink = sink
-        self.graph = graph
+        self.outcome = TurnOutcome()
         self.tools: dict[str, _ToolState] = {}
         self.partial_text: list[str] = []
         """Text of the model response being streamed and not yet in the checkpoint."""
         self.partial_node: str | None = None
+        self._model_messages: set[str] = set()
 
-    # -- the loop ----------------------------------------------------------------------------
+    # -- model output ----------------------------------------------------------------------------
 
-    async def run(self, graph_input: Any, config: dict[str, Any], outcome: TurnOutcome) -> None:
-        """Stream the graph until the turn ends; resume interrupts a plugin answers."""
-        from langgraph.types import Command
-
-        while True:
-            interrupts: list[Any] = []
-            modes = STREAM_MODES if not self.guarded else [m for m in STREAM_MODES if m != "tools"]
-            async for mode, data in self.graph.astream(graph_input, config, stream_mode=modes):
-                if mode == "messages":
-                    self._on_message(data[0], data[1], outcome)
-                elif mode == "updates":
-                    interrupts.extend(self._on_updates(data, outcome))
-                elif mode == "tools":
-                    self._on_tool_event(data)
-            if not interrupts:
-                return
-            resume = self.plugins.resume_interrupt(self.session, interrupts)
-            if resume is None:
-                outcome.interrupted = True
-                self._say(
-                    "\n\nThe agent paused for human input (a LangGraph interrupt), and no installed "
-                    "langacp plugin answers interrupts (hook langacp_resume_interrupt), so the turn ends here."
-                )
-                return
-            graph_input = Command(resume=await resume)
-
-    # -- messages mode -------------------------------------------------------------------------
-
-    def _on_message(self, message: Any, metadata: dict[str, Any], outcome: TurnOutcome) -> None:
+    def on_message(self, message: Any, metadata: dict[str, Any]) -> None:
+        """A streamed message (token chunk, or a complete message) from node ``metadata["langgraph_node"]``."""
+        outcome = self.outcome
         if isinstance(message, ToolMessage):
-            self._finish_tool(message)
+            self.finish_tool(message)
             return
         if not isinstance(message, AIMessage):  # AIMessageChunk is an AIMessage
             return
@@ -204,7 +190,7 @@ class TurnRunner:
         if isinstance(content, str) and not getattr(message, "tool_call_chunks", None) and not message.tool_calls:
             if content:
                 self.partial_text.append(content)
-                self._emit_block({"type": "text", "text": content})
+                self.sink.put_block({"type": "text", "text": content})
         else:
             for raw_block in message.content_blocks:
                 block: dict[str, Any] = dict(raw_block)
@@ -214,78 +200,60 @@ class TurnRunner:
                 if btype == "tool_call_chunk":
                     self._on_tool_call_chunk(block)
                 elif btype == "tool_call":
-                    self._announce(str(block.get("id") or ""), str(block.get("name") or ""), block.get("args"))
+                    self.announce(str(block.get("id") or ""), str(block.get("name") or ""), block.get("args"))
                 elif btype not in ("invalid_tool_call", "server_tool_call", "server_tool_result"):
-                    self._emit_block(block)
+                    self.sink.put_block(block)
         metadata_reason = (message.response_metadata or {}).get("finish_reason") or (
             message.response_metadata or {}
         ).get("stop_reason")
         if metadata_reason:
             outcome.finish_reason = str(metadata_reason)
 
-    def _emit_block(self, block: dict[str, Any]) -> None:
-        self.sink.put_block(block)
-
-    def _say(self, text: str) -> None:
-        self._emit_block({"type": "text", "text": text})
+    def say(self, text: str) -> None:
+        """Send ``text`` to the user as agent message text."""
+        self.sink.put_block({"type": "text", "text": text})
 
     def _on_tool_call_chunk(self, block: dict[str, Any]) -> None:
         # Only the first chunk of a tool call carries its id and name; the arguments are
-        # reported once the complete message arrives in "updates".
+        # reported once the complete message arrives.
         call_id = block.get("id")
         if call_id and block.get("name"):
-            self._announce(call_id, block["name"], None)
+            self.announce(call_id, block["name"], None)
 
-    # -- updates mode --------------------------------------------------------------------------
+    def on_model_message(self, message: AIMessage, *, announce: bool = True) -> None:
+        """A model call finished with ``message``: count it and (if ``announce``) report its tool calls' arguments.
 
-    def _on_updates(self, data: dict[str, Any], outcome: TurnOutcome) -> list[Any]:
-        interrupts: list[Any] = []
-        for node, update in data.items():
-            if node == "__interrupt__":
-                interrupts.extend(update if isinstance(update, (list, tuple)) else [update])
-                continue
-            messages = update.get("messages") if isinstance(update, dict) else None
-            messages = getattr(messages, "value", messages)  # langgraph Overwrite
-            if not isinstance(messages, (list, tuple)):
-                messages = [messages] if messages is not None else []
-            for message in messages:
-                if isinstance(message, AIMessage):
-                    self.partial_text.clear()  # now in the checkpoint
-                    outcome.model_calls += 1
-                    outcome.last_message = message
-                    reason = (message.response_metadata or {}).get("finish_reason") or (
-                        message.response_metadata or {}
-                    ).get("stop_reason")
-                    outcome.finish_reason = str(reason) if reason else outcome.finish_reason
-                    add_usage(outcome.usage, message.usage_metadata)
-                    for tool_call in message.tool_calls:
-                        outcome.tool_calls += 1
-                        self._announce(tool_call.get("id") or "", tool_call["name"], tool_call.get("args") or {})
-                elif isinstance(message, ToolMessage):
-                    self._finish_tool(message)
-        return interrupts
+        A message with an id is counted once, however many sources report it.
+        """
+        if message.id:
+            if message.id in self._model_messages:
+                return
+            self._model_messages.add(message.id)
+        outcome = self.outcome
+        self.partial_text.clear()  # now in the checkpoint
+        outcome.model_calls += 1
+        outcome.last_message = message
+        reason = (message.response_metadata or {}).get("finish_reason") or (message.response_metadata or {}).get(
+            "stop_reason"
+        )
+        outcome.finish_reason = str(reason) if reason else outcome.finish_reason
+        add_usage(outcome.usage, message.usage_metadata)
+        for tool_call in message.tool_calls:
+            outcome.tool_calls += 1
+            if announce:
+                self.announce(tool_call.get("id") or "", tool_call["name"], tool_call.get("args") or {})
 
-    # -- tools mode ----------------------------------------------------------------------------
-
-    def _on_tool_event(self, event: dict[str, Any]) -> None:
-        call_id = event.get("tool_call_id")
-        if call_id and event.get("event") == "tool-started":
-            raw_input = event.get("input")
-            self.tool_started(
-                call_id, event.get("tool_name") or "tool", raw_input if isinstance(raw_input, dict) else None
-            )
+    # -- tool call lifecycle -------------------------------------------------------------------
 
     def tool_started(self, call_id: str, name: str, args: dict[str, Any] | None) -> None:
         """A tool begins to run: report ``in_progress`` (announcing the call first if needed)."""
         from acp import update_tool_call
 
-        self._announce(call_id, name, args)
+        self.announce(call_id, name, args)
         state = self.tools.get(call_id)
         if state is not None and state.status == "pending":
             state.status = "in_progress"
             self.sink.put(update_tool_call(call_id, status="in_progress"))
-
-    # -- tool call lifecycle -------------------------------------------------------------------
 
     def _describe(self, call: ToolCallInfo, *, has_args: bool = True) -> dict[str, Any]:
         described = self.plugins.describe_tool(call, self.session)
@@ -293,7 +261,7 @@ class TurnRunner:
             described.pop("content")
         return described
 
-    def _announce(self, call_id: str, name: str, args: dict[str, Any] | None) -> None:
+    def announce(self, call_id: str, name: str, args: dict[str, Any] | None) -> None:
         """Report a tool call: ``tool_call`` the first time, ``tool_call_update`` once args are known."""
         from acp import start_tool_call, update_tool_call
 
@@ -316,13 +284,14 @@ class TurnRunner:
             state.has_args = True
             self.sink.put(update_tool_call(call_id, raw_input=args, **self._describe(state.call)))
 
-    def _finish_tool(self, message: ToolMessage) -> None:
+    def finish_tool(self, message: ToolMessage) -> None:
+        """A tool produced ``message``: report ``completed`` / ``failed`` with the result's content."""
         from acp import update_tool_call
 
         call_id = message.tool_call_id
         state = self.tools.get(call_id)
         if state is None:
-            self._announce(call_id, message.name or "tool", {})
+            self.announce(call_id, message.name or "tool", {})
             state = self.tools[call_id]
         if state.status in ("completed", "failed"):
             return
@@ -342,6 +311,68 @@ class TurnRunner:
             if state.status not in ("completed", "failed"):
                 state.status = "failed"
                 self.sink.put(update_tool_call(call_id, status="failed", content=[tool_content(text_block(reason))]))
+
+
+class TurnRunner(TurnReporter):
+    """Streams one turn of a graph and reports it as ACP updates (the server's path)."""
+
+    def __init__(
+        self, plugins: Plugins, session: SessionContext, sink: UpdateSink, graph: Any, *, guarded: bool = False
+    ) -> None:
+        super().__init__(plugins, session, sink)
+        self.guarded = guarded
+        """The graph runs the core's tool guard, which reports tools starting (see
+        :meth:`tool_started`); otherwise the ``tools`` stream mode tells (it costs ~7%)."""
+        self.graph = graph
+
+    async def run(self, graph_input: Any, config: dict[str, Any], outcome: TurnOutcome) -> None:
+        """Stream the graph until the turn ends; resume interrupts a plugin answers."""
+        from langgraph.types import Command
+
+        self.outcome = outcome
+        while True:
+            interrupts: list[Any] = []
+            modes = STREAM_MODES if not self.guarded else [m for m in STREAM_MODES if m != "tools"]
+            async for mode, data in self.graph.astream(graph_input, config, stream_mode=modes):
+                if mode == "messages":
+                    self.on_message(data[0], data[1])
+                elif mode == "updates":
+                    interrupts.extend(self._on_updates(data))
+                elif mode == "tools":
+                    self._on_tool_event(data)
+            if not interrupts:
+                return
+            resume = self.plugins.resume_interrupt(self.session, interrupts)
+            if resume is None:
+                outcome.interrupted = True
+                self.say(NO_RESUME_TEXT)
+                return
+            graph_input = Command(resume=await resume)
+
+    def _on_updates(self, data: dict[str, Any]) -> list[Any]:
+        interrupts: list[Any] = []
+        for node, update in data.items():
+            if node == "__interrupt__":
+                interrupts.extend(update if isinstance(update, (list, tuple)) else [update])
+                continue
+            messages = update.get("messages") if isinstance(update, dict) else None
+            messages = getattr(messages, "value", messages)  # langgraph Overwrite
+            if not isinstance(messages, (list, tuple)):
+                messages = [messages] if messages is not None else []
+            for message in messages:
+                if isinstance(message, AIMessage):
+                    self.on_model_message(message)
+                elif isinstance(message, ToolMessage):
+                    self.finish_tool(message)
+        return interrupts
+
+    def _on_tool_event(self, event: dict[str, Any]) -> None:
+        call_id = event.get("tool_call_id")
+        if call_id and event.get("event") == "tool-started":
+            raw_input = event.get("input")
+            self.tool_started(
+                call_id, event.get("tool_name") or "tool", raw_input if isinstance(raw_input, dict) else None
+            )
 
 
 def add_usage(totals: dict[str, int], usage: Any) -> None:

@@ -46,6 +46,8 @@ class RecordingClient:
     answer: str | PermissionAnswer | None = "allow_once"
     updates: list[tuple[str, Any]] = field(default_factory=list)
     permission_requests: list[PermissionRequest] = field(default_factory=list)
+    notifications: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    """Extension notifications received: (method without its leading ``_``, params)."""
     _changed: asyncio.Condition | None = None
 
     def _condition(self) -> asyncio.Condition:
@@ -57,6 +59,9 @@ class RecordingClient:
         self.updates.append((session_id, update))
         async with self._condition():
             self._condition().notify_all()
+
+    async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
+        self.notifications.append((method, params))
 
     async def request_permission(
         self, options: list[PermissionOption], session_id: str, tool_call: ToolCallUpdate, **_: Any

@@ -22,10 +22,17 @@ if TYPE_CHECKING:
 
     from langacp.plugins import Plugins
 
-__all__ = ["RUNNER_KEY", "ToolGuardMiddleware"]
+__all__ = [
+    "RUNNER_KEY",
+    "ToolGuardMiddleware",
+    "error_result",
+    "permission_refusal",
+    "refused_message",
+    "run_contained",
+]
 
 RUNNER_KEY = "langacp.turn"
-"""``SessionContext.state`` key of the running turn's ``TurnRunner`` (set by the agent)."""
+"""``SessionContext.state`` key of the running turn's ``TurnReporter`` (set by the agent or ``langacp.lib``)."""
 
 
 class ToolGuardMiddleware(AgentMiddleware):  # type: ignore[type-arg]
@@ -46,31 +53,58 @@ class ToolGuardMiddleware(AgentMiddleware):  # type: ignore[type-arg]
         handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command[Any]]],
     ) -> ToolMessage | Command[Any]:
         call = ToolCallInfo.from_tool_call(request.tool_call)
-        kind = self.plugins.tool_kind(call, self.session)
-        verdict = self.plugins.permission_verdict(call, kind, self.session)
-        default_reason = "the permission policy denied it"
-        if verdict.decision == "ask":
-            verdict = await self.plugins.ask_permission_verdict(call, kind, self.session)
-            default_reason = "the user declined it"
-        if verdict.decision != "allow":
-            reason = verdict.reason or default_reason
-            return ToolMessage(
-                content=f"The call to {call.name} did not run: {reason}. Do not retry it unchanged.",
-                tool_call_id=call.tool_call_id,
-                name=call.name,
-                status="error",
-            )
+        refused = await permission_refusal(self.plugins, self.session, call)
+        if refused is not None:
+            return refused
         runner = self.session.state.get(RUNNER_KEY)
         if runner is not None:
             runner.tool_started(call.tool_call_id, call.name, call.args)
-        try:
-            return await handler(request)
-        except (GraphBubbleUp, PromptCancelled):  # interrupts and cancels end or pause the turn
-            raise
-        except Exception as exc:  # noqa: BLE001 - a failing tool fails its call, not the turn
-            return ToolMessage(
-                content=f"Error: {type(exc).__name__}: {exc}",
-                tool_call_id=call.tool_call_id,
-                name=call.name,
-                status="error",
-            )
+        return await run_contained(call, handler, request)
+
+
+async def permission_refusal(plugins: Plugins, session: SessionContext, call: ToolCallInfo) -> ToolMessage | None:
+    """Apply the permission policy (asking the user when it says so): ``None`` if the call may run.
+
+    Otherwise the error ``ToolMessage`` that tells the model why the call did not run.
+    """
+    kind = plugins.tool_kind(call, session)
+    verdict = plugins.permission_verdict(call, kind, session)
+    default_reason = "the permission policy denied it"
+    if verdict.decision == "ask":
+        verdict = await plugins.ask_permission_verdict(call, kind, session)
+        default_reason = "the user declined it"
+    if verdict.decision == "allow":
+        return None
+    reason = verdict.reason or default_reason
+    return refused_message(call, reason)
+
+
+def refused_message(call: ToolCallInfo, reason: str) -> ToolMessage:
+    """The failed result of a tool call that did not run, telling the model ``reason``."""
+    return ToolMessage(
+        content=f"The call to {call.name} did not run: {reason}. Do not retry it unchanged.",
+        tool_call_id=call.tool_call_id,
+        name=call.name,
+        status="error",
+    )
+
+
+async def run_contained(
+    call: ToolCallInfo,
+    handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command[Any]]],
+    request: ToolCallRequest,
+) -> ToolMessage | Command[Any]:
+    """Run the tool; an exception it raises becomes a failed result, so the turn goes on."""
+    try:
+        return await handler(request)
+    except (GraphBubbleUp, PromptCancelled):  # interrupts and cancels end or pause the turn
+        raise
+    except Exception as exc:  # noqa: BLE001 - a failing tool fails its call, not the turn
+        return error_result(call, exc)
+
+
+def error_result(call: ToolCallInfo, exc: BaseException) -> ToolMessage:
+    """The failed result of a tool call that raised ``exc``."""
+    return ToolMessage(
+        content=f"Error: {type(exc).__name__}: {exc}", tool_call_id=call.tool_call_id, name=call.name, status="error"
+    )

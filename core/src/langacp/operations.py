@@ -1,0 +1,155 @@
+"""Steps of a session that the server (:mod:`langacp.agent`) and the library (:mod:`langacp.lib`) share.
+
+One implementation each, so an agent written on the SDK with ``langacp.lib`` behaves exactly
+like ``langacp serve``: the prompt's ACP blocks mapped to LangChain content, the end of a
+turn (open tool calls failed, the thread repaired, the stop reason, ``langacp_prompt_finished``)
+and a mode switch.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from langacp.types import SessionContext
+
+if TYPE_CHECKING:
+    from acp.schema import StopReason
+
+    from langacp.bridge import TurnReporter, UpdateSink
+    from langacp.plugins import Plugins
+
+__all__ = ["caused_by_cancel", "change_mode", "end_turn", "open_outbox", "prompt_content"]
+
+log = logging.getLogger("langacp.operations")
+
+
+def open_outbox(
+    plugins: Plugins, session: SessionContext, send: Callable[[Any], Awaitable[None]]
+) -> tuple[UpdateSink, Callable[[], None]]:
+    """A new session's update outbox, and the function to call once the session is answered.
+
+    Sets ``session.send_update``. Updates a plugin sends while the session opens are held:
+    a client cannot place an update for a session id it has not been given yet. The returned
+    ``release`` queues them, then the slash commands on offer, to be sent after the response.
+    """
+    from langacp.bridge import UpdateSink
+
+    sink = UpdateSink(send, lambda block: plugins.output_block(block, session))
+    held: list[Any] | None = []
+
+    async def send_update(update: Any) -> None:
+        if held is not None:
+            held.append(update)
+        else:
+            sink.put(update)
+
+    def release() -> None:
+        nonlocal held
+        updates, held = held or [], None
+        commands = plugins.available_commands(session)
+        if commands:
+            from acp.helpers import update_available_commands
+
+            updates.append(update_available_commands(commands))
+        for update in updates:  # queued now, they are sent after the caller's response
+            asyncio.get_running_loop().call_soon(sink.put, update)
+
+    session.send_update = send_update
+    return sink, release
+
+
+def prompt_content(
+    plugins: Plugins, session: SessionContext, prompt: Sequence[Any]
+) -> str | list[str | dict[str, Any]]:
+    """The LangChain message content of an ACP prompt (``langacp_prompt_block``); -32602 if a block is not mapped."""
+    from acp import RequestError
+
+    blocks: list[str | dict[str, Any]] = []
+    for block in prompt:
+        mapped = plugins.prompt_block(block, session)
+        if mapped is None:
+            raise RequestError.invalid_params(
+                {"details": f"unsupported prompt content: {getattr(block, 'type', type(block).__name__)}"}
+            )
+        blocks.extend(mapped)
+    first = blocks[0] if len(blocks) == 1 else None
+    if isinstance(first, dict) and first.get("type") == "text":
+        return str(first["text"])
+    return blocks
+
+
+async def end_turn(
+    plugins: Plugins,
+    session: SessionContext,
+    sink: UpdateSink,
+    reporter: TurnReporter,
+    *,
+    graph: Any = None,
+    config: dict[str, Any] | None = None,
+) -> tuple[StopReason, Any]:
+    """Finish a turn: returns its stop reason and usage, after every update of the turn was sent.
+
+    A cancelled or failed turn marks its open tool calls failed and, given the ``graph`` and
+    its ``config``, repairs the thread for the next turn.
+    """
+    from langacp.bridge import CANCELLED_TEXT, repair_thread
+    from langacp.middleware import RUNNER_KEY
+
+    outcome = reporter.outcome
+    if outcome.cancelled or outcome.error is not None:
+        reason = CANCELLED_TEXT if outcome.cancelled else f"Failed: {outcome.error}"
+        reporter.close_open_tools(reason)
+        if graph is not None and config is not None:
+            try:
+                await repair_thread(
+                    graph,
+                    config,
+                    reason,
+                    partial_text="".join(reporter.partial_text),
+                    partial_node=reporter.partial_node,
+                )
+            except Exception:
+                log.exception("could not repair the thread of session %s", session.session_id)
+    if session.state.get(RUNNER_KEY) is reporter:
+        del session.state[RUNNER_KEY]
+    stop_reason = plugins.stop_reason(session, outcome)
+    usage = plugins.prompt_usage(session, outcome)
+    await sink.flush()
+    try:
+        await plugins.prompt_finished(session, stop_reason, outcome)
+    except Exception:
+        log.exception("a plugin failed in langacp_prompt_finished")
+    await sink.flush()  # updates a plugin sent from langacp_prompt_finished come first
+    return stop_reason, usage
+
+
+async def change_mode(plugins: Plugins, session: SessionContext, sink: UpdateSink, mode_id: str) -> None:
+    """Switch the session's mode through ``langacp_set_mode`` and send ``current_mode_update``.
+
+    Raises -32601 if no plugin offers modes, -32602 for an unknown mode.
+    """
+    from acp import RequestError
+    from acp.helpers import update_current_mode
+
+    ok = await plugins.set_mode(session, mode_id)
+    if ok is None:
+        raise RequestError.method_not_found("session/set_mode")
+    if not ok:
+        raise RequestError.invalid_params({"details": f"unknown mode {mode_id!r}"})
+    session.mode_id = mode_id
+    sink.put(update_current_mode(mode_id))
+
+
+def caused_by_cancel(exc: BaseException | None) -> bool:
+    """``PromptCancelled``, or a cancel LangGraph wrapped (``NodeCancelledError``): look through the chain."""
+    from langacp.types import PromptCancelled
+
+    seen = exc
+    while seen is not None:
+        if isinstance(seen, (asyncio.CancelledError, PromptCancelled)):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
