@@ -7,12 +7,13 @@ whatever the mode; the mode changes only if the user allows it. Then the client 
 
 from __future__ import annotations
 
-from typing import Any
-
-from langchain_core.tools import BaseTool, StructuredTool
+from typing import TYPE_CHECKING, Any
 
 from langacp import SessionContext, ToolCallInfo
 from langacp_modes.session import current_mode, state_of, switch_mode
+
+if TYPE_CHECKING:
+    from langchain_core.tools import BaseTool
 
 __all__ = ["SWITCH_TOOL", "ask_to_switch", "make_switch_tool", "notify_mode_changed", "refusal"]
 
@@ -21,6 +22,7 @@ SWITCH_TOOL = "switch_mode"
 
 def make_switch_tool(session: SessionContext) -> BaseTool:
     """The ``switch_mode`` tool of one session."""
+    from langchain_core.tools import StructuredTool  # not at import: plugins load before initialize
 
     async def run(mode_id: str, reason: str = "") -> str:
         if current_mode(session).id == mode_id:
