@@ -98,7 +98,7 @@ async def _run(
                 await conn.set_session_mode(session_id=session_id, mode_id=value)
                 # The mode's updates may arrive just before or just after the response: wait for
                 # them, so that they belong to this step on both paths.
-                await client.wait_for(lambda _: len(client.of(session_id, "current_mode_update")) > seen)
+                await client.wait_for(lambda _, seen=seen: len(client.of(session_id, "current_mode_update")) > seen)
                 answers.append("mode set")
                 continue
             prompt = (

@@ -20,7 +20,8 @@ PROBE = """
 import json, sys
 from langacp.plugins import load_plugins
 plugins = load_plugins()
-heavy = sorted({m.split(".")[0] for m in sys.modules if m.split(".")[0] in ("acp", "langchain", "langchain_core", "langgraph", "mcp")})
+names = {m.split(".")[0] for m in sys.modules}
+heavy = sorted(names & {"acp", "langchain", "langchain_core", "langgraph", "mcp"})
 print(json.dumps({"loaded": [r.name for r in plugins.records if r.status == "loaded"], "heavy": heavy}))
 """
 
