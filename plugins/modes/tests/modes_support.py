@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from langacp.client import RecordingClient
-from langacp.testing.harness import ServedAgent, serve
+from langacp.testing.harness import ServedAgent, serve, write_project_config, write_user_config
 
 HERE = Path(__file__).resolve().parent
 AGENT = str(HERE / "modes_agent.py")
@@ -41,18 +41,8 @@ async def served(
         yield agent
 
 
-def user_config(tmp_path: Path, text: str) -> Path:
-    path = tmp_path / "config" / "langacp" / "config.toml"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
-
-
-def project_config(tmp_path: Path, text: str) -> Path:
-    path = tmp_path / "project" / ".langacp.toml"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
+user_config = write_user_config
+project_config = write_project_config
 
 
 def call(name: str, **args: Any) -> str:

@@ -15,28 +15,18 @@ from typing import Any
 
 from langchain.agents import create_agent
 from langchain.agents.middleware import HumanInTheLoopMiddleware
-from langchain_core.messages import BaseMessage, HumanMessage, ToolMessage
+from langchain_core.messages import BaseMessage
 
 from langacp import SessionSetup
-from langacp.testing.agent import TOOLS, TRACE_TOOLS, respond
+from langacp.testing.agent import TOOLS, TRACE_TOOLS, last_turn, respond
 from langacp.testing.model import Reply, ScriptedChatModel, ScriptedToolCall
 
 ALL_TOOLS = [*TOOLS, *TRACE_TOOLS]
 GATED = {"write_file": True, "run_command": True}
 
 
-def _turn(messages: list[BaseMessage]) -> tuple[str, list[ToolMessage]]:
-    results: list[ToolMessage] = []
-    for message in reversed(messages):
-        if isinstance(message, ToolMessage):
-            results.append(message)
-        if isinstance(message, HumanMessage):
-            return message.text.strip(), list(reversed(results))
-    return "", list(reversed(results))
-
-
 def responder(messages: list[BaseMessage]) -> Reply:
-    command, results = _turn(messages)
+    command, results = last_turn(messages)
     verb, _, rest = command.partition(" ")
     if verb == "calls":
         if results:

@@ -86,7 +86,7 @@ def _dangling(messages: list[BaseMessage]) -> int:
     return sum(1 for m in messages if isinstance(m, AIMessage) for tc in m.tool_calls if tc.get("id") not in answered)
 
 
-def _turn(messages: list[BaseMessage]) -> tuple[str, list[ToolMessage]]:
+def last_turn(messages: list[BaseMessage]) -> tuple[str, list[ToolMessage]]:
     """The last user command and the tool results that came after it."""
     results: list[ToolMessage] = []
     for message in reversed(messages):
@@ -98,7 +98,7 @@ def _turn(messages: list[BaseMessage]) -> tuple[str, list[ToolMessage]]:
 
 
 def respond(messages: list[BaseMessage]) -> Reply:
-    command, results = _turn(messages)
+    command, results = last_turn(messages)
     verb, _, rest = command.partition(" ")
     if results:
         if verb == "tools" and len(results) < int(rest or 1):

@@ -26,7 +26,7 @@ from acp.schema import InitializeResponse
 
 from langacp.client import RecordingClient, spawn_agent
 
-__all__ = ["DEFAULT_TARGET", "ServedAgent", "serve", "serve_command"]
+__all__ = ["DEFAULT_TARGET", "ServedAgent", "serve", "serve_command", "write_project_config", "write_user_config"]
 
 DEFAULT_TARGET = "langacp.testing.agent:agent"
 
@@ -98,3 +98,19 @@ async def serve(
                 serve_command(target, *args, plugins=plugins), recorder, env=child_env, stderr=stderr
             ) as (conn, process):
                 yield ServedAgent(conn, process, recorder, stderr_path, workdir)
+
+
+def write_user_config(home: Path, text: str) -> Path:
+    """Write ``text`` as the user config under ``home`` (use ``XDG_CONFIG_HOME=home/"config"``)."""
+    path = home / "config" / "langacp" / "config.toml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def write_project_config(home: Path, text: str) -> Path:
+    """Write ``text`` as ``home/"project"/.langacp.toml``, the project config of a session in ``home/"project"``."""
+    path = home / "project" / ".langacp.toml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
