@@ -58,7 +58,7 @@ if TYPE_CHECKING:
     from acp.interfaces import Client
 
     from langacp.bridge import UpdateSink
-    from langacp.target import Target
+    from langacp.target import DriverTarget, Target
 
 __all__ = ["LangacpAgent"]
 
@@ -126,7 +126,7 @@ class LangacpAgent:
 
     def __init__(
         self,
-        target_spec: str | None,
+        target_spec: str | DriverTarget | None,
         plugins: Plugins,
         *,
         store_url: str = "memory",
@@ -158,14 +158,22 @@ class LangacpAgent:
     async def _load(self) -> tuple[Target, SessionStore]:
         # A short pause lets the initialize response leave before the imports hold the GIL.
         await asyncio.sleep(0.01)
-        target = await asyncio.to_thread(self._load_target)
-        store = await asyncio.to_thread(open_store, self.store_url)
+        from langacp.target import DriverTarget, load_target_driver
+
+        if isinstance(self.target_spec, DriverTarget):
+            spec = self.target_spec
+            target = await (await asyncio.to_thread(load_target_driver, spec.driver)).load(spec)
+        else:
+            target = await asyncio.to_thread(self._load_target)
+        store = target.store if target.store is not None else await asyncio.to_thread(open_store, self.store_url)
         opener = getattr(store, "aopen", None)
         if opener is not None:  # drivers whose connection must be made on the event loop
             await opener()
-        if not target.is_factory:
-            if getattr(target.graph, "checkpointer", None) is None:
-                target.graph = target.graph.copy(update={"checkpointer": store.checkpointer})
+        if not target.is_factory and getattr(target.graph, "checkpointer", None) is None:
+            target.graph = target.graph.copy(update={"checkpointer": store.checkpointer})
+        if target.notice:
+            log.warning("langacp: %s", target.notice)
+        elif not target.is_factory:
             log.warning(
                 "langacp: %s is a precompiled graph: plugins cannot add middleware or tools to it, so "
                 "permission policies and modes are not enforced before its tools run (only its own "
@@ -177,7 +185,7 @@ class LangacpAgent:
     def _load_target(self) -> Target:
         from langacp.target import load_target
 
-        if not self.target_spec:
+        if not self.target_spec or not isinstance(self.target_spec, str):
             raise RequestError.internal_error({"details": "no TARGET to serve"})
         return load_target(self.target_spec)
 
@@ -193,7 +201,12 @@ class LangacpAgent:
 
     def _persistent(self) -> bool:
         if self._store_persistent is None:
+            from langacp.target import DriverTarget, load_target_driver
+
             try:
+                if isinstance(self.target_spec, DriverTarget):  # the target keeps its own sessions
+                    self._store_persistent = bool(load_target_driver(self.target_spec.driver).persistent)
+                    return self._store_persistent
                 self._store_persistent = bool(load_store_driver(self.store_url).persistent)
             except Exception:
                 log.exception("langacp: cannot load session store driver for %r", self.store_url)
@@ -387,10 +400,14 @@ class LangacpAgent:
             mode_id=source.mode_id,
             data=copy.deepcopy(source.data),
         )
-        checkpointer = live.graph.checkpointer if live is not None else None
-        if checkpointer is None:
-            checkpointer = store.checkpointer if target.is_factory else target.graph.checkpointer
-        await copy_thread(checkpointer, source.thread_id or session_id, record.session_id)
+        fork_thread = getattr(store, "fork_thread", None)
+        if fork_thread is not None:  # a store that copies threads itself (a server's threads)
+            record.thread_id = await fork_thread(source.thread_id or session_id)
+        else:
+            checkpointer = live.graph.checkpointer if live is not None else None
+            if checkpointer is None:
+                checkpointer = store.checkpointer if target.is_factory else target.graph.checkpointer
+            await copy_thread(checkpointer, source.thread_id or session_id, record.session_id)
         session = await self._open(record, mcp_servers, created=True)
         return ForkSessionResponse(
             session_id=record.session_id,

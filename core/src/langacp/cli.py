@@ -58,6 +58,25 @@ def build_parser() -> argparse.ArgumentParser:
         help="session store URL: memory, sqlite (a file in the user data directory), sqlite:///path/to/file.db, "
         "postgres://user@host/db. Default: sqlite when langacp-sqlite is installed, else memory",
     )
+    remote = serve.add_argument_group(
+        "remote graphs",
+        "With --remote URL, TARGET is an assistant id or graph name on that LangGraph Server "
+        "(needs the 'remote' target driver: pip install langacp-remote). Sessions are the server's threads.",
+    )
+    remote.add_argument("--remote", metavar="URL", help="serve TARGET running on the LangGraph Server at URL")
+    remote.add_argument(
+        "--api-key-env",
+        metavar="NAME",
+        help="environment variable holding the server's API key (default: LANGGRAPH_API_KEY, then LANGSMITH_API_KEY)",
+    )
+    remote.add_argument(
+        "--header",
+        dest="headers",
+        action="append",
+        default=[],
+        metavar="'NAME: VALUE'",
+        help="an HTTP header sent to the server (self-hosted auth); repeatable",
+    )
     serve.add_argument(
         "--log-level", default="warning", choices=["debug", "info", "warning", "error"], help="stderr log level"
     )
@@ -112,6 +131,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from langacp.server import serve
 
         target = args.target
+        if args.remote:
+            return _serve_remote(args, blocked, enabled)
         if args.model:
             os.environ[MODEL_ENV] = args.model
         if target is None:
@@ -133,6 +154,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "plugins":
         return _list_plugins(blocked, enabled, as_json=args.json)
     return 2
+
+
+def _serve_remote(args: argparse.Namespace, blocked: set[str], enabled: set[str]) -> int:
+    """``serve --remote URL GRAPH``: checked at once (one line and exit 2 if it cannot work), then served."""
+    from langacp.server import serve
+    from langacp.target import DriverTarget, TargetError, load_target_driver
+
+    if not args.target:
+        print("langacp: --remote URL needs the GRAPH to serve (an assistant id or graph name)", file=sys.stderr)
+        return 2
+    options = {"url": args.remote, "api_key_env": args.api_key_env, "headers": list(args.headers)}
+    target = DriverTarget("remote", args.target, options)
+    try:
+        load_target_driver("remote").check(target)
+    except TargetError as exc:
+        print(f"langacp: {exc}", file=sys.stderr)
+        return 2
+    return serve(
+        target,
+        store=args.store,
+        blocked=blocked,
+        enabled=enabled,
+        log_level=args.log_level,
+        recursion_limit=args.recursion_limit,
+    )
 
 
 def _chat(args: argparse.Namespace) -> int:

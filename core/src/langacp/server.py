@@ -9,6 +9,10 @@ import os
 import signal
 import sys
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from langacp.target import DriverTarget
 
 __all__ = ["serve"]
 
@@ -70,7 +74,7 @@ async def _run(agent: object) -> None:
 
 
 def serve(
-    target: str | None,
+    target: str | DriverTarget | None,
     *,
     store: str | None = None,
     blocked: Iterable[str] = (),

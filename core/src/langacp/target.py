@@ -13,16 +13,27 @@ import importlib
 import importlib.util
 import inspect
 import sys
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar, Protocol
 
 from langacp.types import SessionContext
 
-__all__ = ["SessionSetup", "Target", "TargetError", "load_target"]
+__all__ = [
+    "TARGET_GROUP",
+    "DriverTarget",
+    "SessionSetup",
+    "Target",
+    "TargetDriver",
+    "TargetError",
+    "load_target",
+    "load_target_driver",
+]
 
 DEFAULT_ATTRS = ("agent", "graph")
+TARGET_GROUP = "langacp.targets"
+"""Entry-point group (stevedore) of target drivers: ways to serve something that is not imported."""
 
 
 class TargetError(Exception):
@@ -102,6 +113,11 @@ class Target:
     spec: str
     graph: Any = None
     factory: Any = None
+    store: Any = None
+    """A target that keeps its own sessions (a server's threads) brings its ``SessionStore``:
+    it is used instead of ``--store``, and ``graph`` is served with the checkpointer it has."""
+    notice: str | None = None
+    """Logged once when the target is loaded (what works and what does not)."""
 
     @property
     def is_factory(self) -> bool:
@@ -122,6 +138,43 @@ class Target:
         if not _is_graph(result):
             raise TargetError(f"factory {self.spec} returned {type(result).__name__}, not a compiled graph")
         return result
+
+
+@dataclass(frozen=True)
+class DriverTarget:
+    """A TARGET served by the driver ``driver`` (group ``langacp.targets``) instead of being imported.
+
+    ``langacp serve --remote URL GRAPH`` is ``DriverTarget("remote", "GRAPH", {"url": URL, …})``.
+    """
+
+    driver: str
+    spec: str
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+
+class TargetDriver(Protocol):
+    """What a target driver provides (instantiated without arguments)."""
+
+    persistent: ClassVar[bool]
+    """Whether its sessions outlive the process (``loadSession`` is offered)."""
+
+    def check(self, target: DriverTarget) -> None:
+        """Raise :class:`TargetError` with a one-line reason if ``target`` cannot be served (at start)."""
+
+    async def load(self, target: DriverTarget) -> Target:
+        """The :class:`Target` to serve, usually with its own ``store``."""
+
+
+def load_target_driver(name: str) -> TargetDriver:
+    """The target driver registered as ``name`` in group ``langacp.targets``; :class:`TargetError` if none."""
+    from stevedore import DriverManager
+
+    try:
+        manager: Any = DriverManager(namespace=TARGET_GROUP, name=name, invoke_on_load=True)
+    except Exception as exc:  # stevedore raises NoMatches / NoUniqueMatch / import errors
+        raise TargetError(f"no target driver {name!r} is installed (entry-point group {TARGET_GROUP}): {exc}") from exc
+    driver: TargetDriver = manager.driver
+    return driver
 
 
 def _is_graph(obj: Any) -> bool:

@@ -1,0 +1,143 @@
+"""Sessions kept as the server's threads: every ``langacp serve --remote`` process sees the same ones.
+
+A session's record lives in its thread's metadata (``langacp_record``), beside searchable keys:
+``langacp_session_id``, ``langacp_graph`` (the assistant served), ``cwd``, ``langacp_host`` and
+``langacp_version``. ``session/list`` is ``threads.search`` on that metadata, newest first.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import socket
+import uuid
+from typing import Any, ClassVar
+
+import httpx
+from langgraph_sdk.client import LangGraphClient
+from langgraph_sdk.errors import APIConnectionError, APITimeoutError, NotFoundError
+
+from langacp import __version__
+from langacp.stores import InvalidCursor, SessionRecord, StoreError
+from langacp_remote.graph import RemoteUnavailable, thread_id
+
+__all__ = ["ThreadStore"]
+
+RECORD_KEY = "langacp_record"
+SESSION_KEY = "langacp_session_id"
+GRAPH_KEY = "langacp_graph"
+
+
+def _same_uuid(a: str, b: str) -> bool:
+    try:
+        return uuid.UUID(a) == uuid.UUID(b)
+    except ValueError:
+        return a == b
+
+
+class ThreadStore:
+    """A ``SessionStore`` on a LangGraph Server's threads (the server keeps the checkpoints too)."""
+
+    persistent: ClassVar[bool] = True
+    checkpointer: Any = None
+
+    def __init__(self, client: LangGraphClient, url: str, graph: str) -> None:
+        self.client = client
+        self.url = url
+        self.graph = graph
+
+    def _unavailable(self, exc: BaseException) -> RemoteUnavailable:
+        return RemoteUnavailable(f"the LangGraph server at {self.url} is unreachable ({type(exc).__name__}: {exc})")
+
+    def _metadata(self, record: SessionRecord) -> dict[str, Any]:
+        return {
+            SESSION_KEY: record.session_id,
+            GRAPH_KEY: self.graph,
+            "cwd": record.cwd,
+            "langacp_host": socket.gethostname(),
+            "langacp_version": __version__,
+            RECORD_KEY: record.as_dict(),
+        }
+
+    async def put(self, record: SessionRecord) -> None:
+        tid = thread_id(record.thread_id or record.session_id)
+        metadata = self._metadata(record)
+        try:
+            try:
+                await self.client.threads.update(tid, metadata=metadata, return_minimal=True)
+            except NotFoundError:
+                await self.client.threads.create(thread_id=tid, metadata=metadata, if_exists="do_nothing")
+        except (APIConnectionError, APITimeoutError, httpx.TransportError) as exc:
+            raise self._unavailable(exc) from exc
+
+    async def get(self, session_id: str) -> SessionRecord | None:
+        try:
+            threads = await self.client.threads.search(metadata={SESSION_KEY: session_id}, limit=10)
+        except (APIConnectionError, APITimeoutError, httpx.TransportError) as exc:
+            raise self._unavailable(exc) from exc
+        if not threads:
+            return None
+        # A fork's copy carries the source's metadata until it is written: prefer the thread the record names.
+        for thread in threads:
+            record = self._record(thread)
+            if record is not None and _same_uuid(str(thread["thread_id"]), record.thread_id or record.session_id):
+                return record
+        raise StoreError(f"no thread of {self.url} holds a readable record of session {session_id}")
+
+    def _record(self, thread: Any) -> SessionRecord | None:
+        raw = (thread.get("metadata") or {}).get(RECORD_KEY)
+        if raw is None:
+            return None
+        try:
+            return SessionRecord.from_dict(raw)
+        except StoreError:
+            return None
+
+    async def list(
+        self, *, cwd: str | None = None, cursor: str | None = None, limit: int = 50
+    ) -> tuple[list[SessionRecord], str | None]:
+        offset = _decode(cursor) if cursor is not None else 0
+        metadata: dict[str, Any] = {GRAPH_KEY: self.graph}
+        if cwd is not None:
+            metadata["cwd"] = cwd
+        try:
+            threads = await self.client.threads.search(
+                metadata=metadata, limit=limit + 1, offset=offset, sort_by="updated_at", sort_order="desc"
+            )
+        except (APIConnectionError, APITimeoutError, httpx.TransportError) as exc:
+            raise self._unavailable(exc) from exc
+        records = []
+        for thread in threads[:limit]:
+            record = self._record(thread)
+            if record is not None and _same_uuid(str(thread["thread_id"]), record.thread_id or record.session_id):
+                records.append(record)
+        next_cursor = _encode(offset + limit) if len(threads) > limit else None
+        return records, next_cursor
+
+    async def fork_thread(self, source: str) -> str:
+        """Copy a thread (``threads.copy``); returns the copy's id."""
+        try:
+            threads: Any = self.client.threads  # typed as returning None; the server answers the copy
+            copied: Any = await threads.copy(thread_id(source))
+        except (APIConnectionError, APITimeoutError, httpx.TransportError) as exc:
+            raise self._unavailable(exc) from exc
+        return str(copied["thread_id"])
+
+    async def aclose(self) -> None:
+        return None
+
+
+def _encode(offset: int) -> str:
+    return base64.urlsafe_b64encode(json.dumps({"offset": offset}).encode()).decode().rstrip("=")
+
+
+def _decode(cursor: str) -> int:
+    try:
+        value = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+    except (ValueError, binascii.Error) as exc:
+        raise InvalidCursor(cursor) from exc
+    offset = value.get("offset") if isinstance(value, dict) else None
+    if not isinstance(offset, int) or isinstance(offset, bool) or offset < 0:
+        raise InvalidCursor(cursor)
+    return offset
