@@ -1,0 +1,15 @@
+"""Graphs for tests/test_remote_with_plugins.py, run by a ``langgraph dev`` server (imported by path)."""
+
+from __future__ import annotations
+
+from langchain.agents import create_agent
+from langchain.agents.middleware import HumanInTheLoopMiddleware
+
+from langacp.testing.agent import TOOLS, TRACE_TOOLS, make_model
+
+hitl = create_agent(
+    make_model(),
+    tools=[*TOOLS, *TRACE_TOOLS],
+    middleware=[HumanInTheLoopMiddleware(interrupt_on={"write_file": True, "run_command": True})],
+)
+"""The scripted test agent; its file writes and commands interrupt for the user's approval."""

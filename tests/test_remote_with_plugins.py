@@ -1,0 +1,66 @@
+"""A graph on a LangGraph Server, mapped by the same plugins as a local one (langacp-remote + others).
+
+Human-in-the-loop interrupts of the server's graph become permission requests
+(langacp-permissions), with "always" answers remembered; tool kinds, usage and titles come
+from langacp-tools, langacp-usage and langacp-titles.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from acp import text_block
+
+from langacp.client import RecordingClient
+from langacp_remote.testing import LangGraphDevServer, serve_remote
+
+GRAPHS = Path(__file__).with_name("remote_plugin_graphs.py")
+PLUGINS = ["permissions", "tools", "usage", "titles"]
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[LangGraphDevServer]:
+    with LangGraphDevServer({"hitl": f"{GRAPHS}:hitl"}) as running:
+        yield running
+
+
+def _write(path: Path) -> str:
+    return "tool write_file " + json.dumps({"path": str(path), "text": "hello"})
+
+
+async def test_an_approved_interrupt_runs_the_tool_on_the_server(server: LangGraphDevServer, tmp_path: Path) -> None:
+    out = tmp_path / "approved.txt"
+    client = RecordingClient(answer="allow_once")
+    async with serve_remote(server.url, "hitl", plugins=PLUGINS, client=client, cwd=tmp_path) as agent:
+        sid = await agent.start()
+        response = await agent.conn.prompt(session_id=sid, prompt=[text_block(_write(out))])
+        assert response.stop_reason == "end_turn"
+        [request] = client.permission_requests
+        [announced] = agent.client.of(sid, "tool_call")
+        assert request.tool_call.tool_call_id == announced.tool_call_id  # about the call the editor shows
+        assert announced.kind == "edit"  # langacp-tools maps the server's tool like a local one
+        assert agent.client.text(sid) == f"done: wrote {out}"
+        assert response.usage is not None and response.usage.output_tokens > 0  # langacp-usage
+        listed = await agent.conn.list_sessions(cwd=str(tmp_path))
+        assert listed.sessions[0].title  # langacp-titles: stored in the thread's metadata
+    assert out.read_text() == "hello\n"
+
+
+async def test_a_rejected_interrupt_never_runs_and_always_reject_is_remembered(
+    server: LangGraphDevServer, tmp_path: Path
+) -> None:
+    out = tmp_path / "rejected.txt"
+    client = RecordingClient(answer="reject_always")
+    async with serve_remote(server.url, "hitl", plugins=PLUGINS, client=client, cwd=tmp_path) as agent:
+        sid = await agent.start()
+        assert await agent.prompt(sid, _write(out)) == "end_turn"
+        assert "the user declined it" in agent.client.text(sid)
+        assert [u.status for u in agent.client.of(sid, "tool_call_update") if u.status][-1] == "failed"
+        agent.client.updates.clear()
+        assert await agent.prompt(sid, _write(out)) == "end_turn"
+        assert "always reject `write_file`" in agent.client.text(sid)
+        assert len(client.permission_requests) == 1  # remembered: not asked again
+    assert not out.exists()
