@@ -10,9 +10,18 @@ import nox
 ROOT = Path(__file__).parent
 PLUGINS = sorted(p.name for p in (ROOT / "plugins").iterdir() if (p / "pyproject.toml").exists())
 EXAMPLE_PLUGINS = ["examples/plugin-titles", "examples/plugins/langacp-example-kinds"]
-TEST_DEPS = ["pytest>=8", "pytest-asyncio>=0.24", "pytest-timeout>=2", "hypothesis>=6", "pexpect>=4.8"]
+TEST_DEPS = [
+    "pytest>=8",
+    "pytest-asyncio>=0.24",
+    "pytest-timeout>=2",
+    "hypothesis>=6",
+    "pexpect>=4.8",
+    "jsonschema>=4",
+    "lupa>=2",
+    "sexpdata>=1",
+]
 
-nox.options.sessions = ["tests", "core", "plugin", "lint", "typecheck"]
+nox.options.sessions = ["tests", "core", "plugin", "lint", "typecheck", "dist"]
 nox.options.reuse_existing_virtualenvs = True
 
 
@@ -33,7 +42,7 @@ def tests(session: nox.Session) -> None:
     _install_all(session)
     examples = [f"{path}/tests" for path in EXAMPLE_PLUGINS]
     paths = ["core/tests", *(f"plugins/{name}/tests" for name in PLUGINS), *examples, "tests"]
-    session.run("pytest", *paths, *session.posargs)
+    session.run("pytest", *paths, "--ignore=tests/dist", *session.posargs)  # tests/dist: the dist session
 
 
 @nox.session(python="3.11")
@@ -77,3 +86,19 @@ def bench(session: nox.Session) -> None:
     # Feature benchmarks (default agent, modes, client tools): each prints its own same-run ratios.
     for script in sorted((ROOT / "tests" / "bench").glob("bench_*.py")):
         session.run("python", str(script.relative_to(ROOT)))
+
+
+@nox.session(python="3.11")
+def dist(session: nox.Session) -> None:
+    """Build every distribution (wheel + sdist) into dist/, check them with twine, then install them from
+    there (pip with the ``all`` extra; uvx) into fresh environments and serve (tests/dist)."""
+    session.install("build>=1.2", "twine>=5", "uv>=0.5", "-e", "./core", *TEST_DEPS)
+    out = ROOT / "dist"
+    if out.exists():
+        for old in out.iterdir():
+            old.unlink()
+    packages = ["core", *(f"plugins/{name}" for name in PLUGINS), *EXAMPLE_PLUGINS]
+    for package in packages:
+        session.run("python", "-m", "build", "--installer", "uv", "--quiet", "--outdir", str(out), package)
+    session.run("twine", "check", "--strict", *sorted(str(p) for p in out.iterdir()))
+    session.run("pytest", "tests/dist", *session.posargs, env={"LANGACP_DIST_DIR": str(out)})

@@ -5,8 +5,7 @@ Importing this package is cheap (no LangChain, no ACP SDK): editors spawn the ag
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
-
+from langacp._version import __version__
 from langacp.hookspecs import hookimpl
 from langacp.target import SessionSetup
 from langacp.types import (
@@ -17,11 +16,6 @@ from langacp.types import (
     ToolCallInfo,
     TurnOutcome,
 )
-
-try:
-    __version__ = version("langacp")
-except PackageNotFoundError:  # running from a source tree
-    __version__ = "0.0.0"
 
 __all__ = [
     "PermissionDecision",

@@ -108,6 +108,27 @@ def build_parser() -> argparse.ArgumentParser:
     chat.add_argument("--cwd", help="the session's working directory (default: the current directory)")
     chat.add_argument("-v", "--verbose", action="store_true", help="show the agent's stderr")
 
+    editors = sub.add_parser(
+        "editors",
+        help="print the editor configuration that starts this agent",
+        description="Print the configuration snippet that makes an editor start 'langacp serve' on this machine "
+        "(absolute paths, or uvx with --uvx): Zed settings.json, JetBrains ~/.jetbrains/acp.json, Neovim "
+        "CodeCompanion, Emacs agent-shell, acpx ~/.acpx/config.json. See docs/editors.md.",
+    )
+    editors_sub = editors.add_subparsers(dest="editors_command", required=True)
+    show = editors_sub.add_parser("print", help="print the snippet for EDITOR")
+    show.add_argument(
+        "editor",
+        choices=["zed", "jetbrains", "neovim", "emacs", "acpx"],
+        metavar="EDITOR",
+        help="zed, jetbrains, neovim, emacs or acpx",
+    )
+    show.add_argument("target", metavar="TARGET", nargs="?", help="what to serve (default: the built-in agent)")
+    show.add_argument("--model", help="the default agent's model (an init_chat_model string)")
+    show.add_argument("--store", help="session store URL (see 'langacp serve --help')")
+    show.add_argument("--name", default="langacp", help="the agent's name in the editor (default: langacp)")
+    show.add_argument("--uvx", action="store_true", help="run langacp[all] through uvx instead of this installation")
+
     plugins = sub.add_parser("plugins", help="list plugins: name, distribution, version, hooks, status")
     plugins.add_argument("--json", action="store_true", help="print JSON")
     _plugin_args(plugins)
@@ -124,6 +145,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "chat":
         return _chat(args)
+    if args.command == "editors":
+        return _editors(args)
     from langacp.plugins import parse_plugin_options
 
     blocked, enabled = parse_plugin_options(args.plugin_options)
@@ -200,6 +223,19 @@ def _chat(args: argparse.Namespace) -> int:
         cwd=cwd,
     )
     return run_chat(options)
+
+
+def _editors(args: argparse.Namespace) -> int:
+    from langacp.editors import EditorError, agent_command, snippet
+
+    serve_args = [*(["--model", args.model] if args.model else []), *(["--store", args.store] if args.store else [])]
+    try:
+        agent = agent_command(args.target, serve_args=serve_args, uvx=args.uvx, name=args.name)
+        print(snippet(args.editor, agent))
+    except EditorError as exc:
+        print(f"langacp editors: {exc}", file=sys.stderr)
+        return 2
+    return 0
 
 
 def _check_default_model() -> str | None:
