@@ -116,7 +116,8 @@ def test_editors_uvx_pins_this_version(editor: str, tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     command, _env = command_of(editor, result.stdout)
     assert Path(command[0]).name == "uvx"
-    assert command[1:] == [f"langacp[all]=={langacp.__version__}", "serve", "--model", "anthropic:claude-sonnet-4-5"]
+    package = f"langacp[all,anthropic]=={langacp.__version__}"  # the model's provider comes with it
+    assert command[1:] == [package, "serve", "--model", "anthropic:claude-sonnet-4-5"]
 
 
 def test_editors_file_target_becomes_absolute(tmp_path: Path) -> None:
@@ -156,3 +157,22 @@ async def test_editors_snippet_serves_from_any_directory(tmp_path: Path) -> None
                 session = await conn.new_session(cwd=str(project))
                 response = await conn.prompt(session_id=session.session_id, prompt=[text_block("hello")])
                 assert response.stop_reason == "end_turn", (tmp_path / "stderr").read_text()
+
+
+def test_editors_docs_show_what_the_command_prints() -> None:
+    """docs/editors.md: each editor's block is exactly the ``--uvx --model anthropic:…`` snippet, and parses."""
+    import re
+
+    from core_support import REPO
+
+    from langacp.editors import AgentCommand, snippet, uvx_package
+
+    model = "anthropic:claude-sonnet-4-5"
+    agent = AgentCommand("uvx", [uvx_package(model), "serve", "--model", model])
+    doc = (REPO / "docs" / "editors.md").read_text()
+    blocks = re.findall(r"```(json|lua|elisp)\n(.*?)\n```", doc, re.S)
+    expected = {editor: snippet(editor, agent) for editor in EDITORS}
+    assert [body for _lang, body in blocks] == [expected[e] for e in EDITORS]
+    for editor in EDITORS:
+        command, _env = command_of(editor, expected[editor])
+        assert command == ["uvx", uvx_package(model), "serve", "--model", model]

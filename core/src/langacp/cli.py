@@ -228,9 +228,9 @@ def _chat(args: argparse.Namespace) -> int:
 def _editors(args: argparse.Namespace) -> int:
     from langacp.editors import EditorError, agent_command, snippet
 
-    serve_args = [*(["--model", args.model] if args.model else []), *(["--store", args.store] if args.store else [])]
+    serve_args = ["--store", args.store] if args.store else []
     try:
-        agent = agent_command(args.target, serve_args=serve_args, uvx=args.uvx, name=args.name)
+        agent = agent_command(args.target, model=args.model, serve_args=serve_args, uvx=args.uvx, name=args.name)
         print(snippet(args.editor, agent))
     except EditorError as exc:
         print(f"langacp editors: {exc}", file=sys.stderr)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from langacp._version import __version__
 
-__all__ = ["EDITORS", "AgentCommand", "EditorError", "agent_command", "snippet"]
+__all__ = ["EDITORS", "AgentCommand", "EditorError", "agent_command", "snippet", "uvx_package"]
 
 EDITORS = ("zed", "jetbrains", "neovim", "emacs", "acpx")
 
@@ -81,6 +81,7 @@ def _find(module: str, path: list[str]) -> bool:
 def agent_command(
     target: str | None = None,
     *,
+    model: str | None = None,
     serve_args: Sequence[str] = (),
     uvx: bool = False,
     cwd: Path | None = None,
@@ -89,8 +90,8 @@ def agent_command(
     """The command that serves TARGET (default: the built-in agent) on this machine.
 
     With ``uvx``, langacp runs from its published distributions (``langacp[all]`` at this
-    version) in an environment uvx makes: a TARGET must then be a file, whose imports that
-    environment has.
+    version, plus the extra of ``model``'s provider) in an environment uvx makes: a TARGET must
+    then be a file, whose imports that environment has.
     """
     env: dict[str, str] = {}
     args: list[str] = ["serve"]
@@ -104,11 +105,25 @@ def agent_command(
         if uvx and env:
             raise EditorError("with --uvx, name the TARGET by file (path/to/file.py:attr)")
         args.append(resolved)
+    if model:
+        args += ["--model", model]
     args.extend(serve_args)
     if uvx:
-        return AgentCommand(shutil.which("uvx") or "uvx", [f"langacp[all]=={__version__}", *args], env, name)
+        return AgentCommand(shutil.which("uvx") or "uvx", [uvx_package(model), *args], env, name)
     base = _langacp_executable()
     return AgentCommand(base[0], [*base[1:], *args], env, name)
+
+
+def uvx_package(model: str | None = None) -> str:
+    """``langacp[all]==VERSION``, with the extra that installs ``model``'s provider package when langacp knows it."""
+    extras = ["all"]
+    if model:
+        from langacp.default_agent.models import PROVIDERS, provider_of
+
+        provider = PROVIDERS.get(provider_of(model) or "")
+        if provider is not None and provider.extra:
+            extras.append(provider.extra)
+    return f"langacp[{','.join(extras)}]=={__version__}"
 
 
 def _lua(value: object) -> str:
