@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING, Any
 from langacp.types import SessionContext
 
 if TYPE_CHECKING:
-    from acp.schema import StopReason
+    from acp.schema import PromptResponse, StopReason
 
     from langacp.bridge import TurnReporter, UpdateSink
     from langacp.plugins import Plugins
 
-__all__ = ["caused_by_cancel", "change_mode", "end_turn", "open_outbox", "prompt_content"]
+__all__ = ["caused_by_cancel", "change_mode", "end_turn", "open_outbox", "prompt_content", "prompt_response"]
 
 log = logging.getLogger("langacp.operations")
 
@@ -89,8 +89,8 @@ async def end_turn(
     *,
     graph: Any = None,
     config: dict[str, Any] | None = None,
-) -> tuple[StopReason, Any]:
-    """Finish a turn: returns its stop reason and usage, after every update of the turn was sent.
+) -> PromptResponse:
+    """Finish a turn: returns the prompt's response (stop reason, usage), after every update of the turn was sent.
 
     A cancelled or failed turn marks its open tool calls failed and, given the ``graph`` and
     its ``config``, repairs the thread for the next turn.
@@ -123,7 +123,14 @@ async def end_turn(
     except Exception:
         log.exception("a plugin failed in langacp_prompt_finished")
     await sink.flush()  # updates a plugin sent from langacp_prompt_finished come first
-    return stop_reason, usage
+    return prompt_response(stop_reason, usage)
+
+
+def prompt_response(stop_reason: StopReason, usage: Any = None) -> PromptResponse:
+    """The answer to ``session/prompt``: the one place it is built, for the server and the library."""
+    from acp.schema import PromptResponse
+
+    return PromptResponse(stop_reason=stop_reason, usage=usage)
 
 
 async def change_mode(plugins: Plugins, session: SessionContext, sink: UpdateSink, mode_id: str) -> None:
@@ -139,7 +146,6 @@ async def change_mode(plugins: Plugins, session: SessionContext, sink: UpdateSin
         raise RequestError.method_not_found("session/set_mode")
     if not ok:
         raise RequestError.invalid_params({"details": f"unknown mode {mode_id!r}"})
-    session.mode_id = mode_id
     sink.put(update_current_mode(mode_id))
 
 

@@ -342,8 +342,12 @@ class Plugins:
         return cast("SessionModeState | None", self._first("langacp_session_modes", session=session))
 
     async def set_mode(self, session: SessionContext, mode_id: str) -> bool | None:
+        """Ask the plugins to switch modes; on success ``session.mode_id`` is ``mode_id`` (saved with the session)."""
         result = self._first("langacp_set_mode", session=session, mode_id=mode_id)
-        return None if result is None else bool(await self._resolve(result))
+        ok = None if result is None else bool(await self._resolve(result))
+        if ok:
+            session.mode_id = mode_id
+        return ok
 
     def config_options(self, session: SessionContext) -> list[Any]:
         return [o for opts in self._all("langacp_config_options", session=session) for o in opts or []]

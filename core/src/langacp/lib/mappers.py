@@ -85,8 +85,6 @@ async def finish_turn(
     and every update of the turn has been sent when it returns. If its stop reason is
     ``end_turn`` for an ``error``, answer the prompt with :func:`to_request_error` instead.
     """
-    from acp.schema import PromptResponse
-
     from langacp.operations import end_turn
 
     session = get_session(conn, session_id)
@@ -98,8 +96,7 @@ async def finish_turn(
     if outcome.last_message is None:
         outcome.last_message = found.last_message
         outcome.finish_reason = outcome.finish_reason or found.finish_reason
-    reason, usage = await end_turn(session.plugins, session.context, session.sink, reporter, graph=graph, config=config)
-    return PromptResponse(stop_reason=reason, usage=usage)
+    return await end_turn(session.plugins, session.context, session.sink, reporter, graph=graph, config=config)
 
 
 def to_request_error(session: LibrarySession, error: BaseException, method: str = "session/prompt") -> RequestError:

@@ -87,10 +87,6 @@ async def _mode(session: SessionContext, argument: str) -> str:
     ok = await session.plugins.set_mode(session, argument)
     if not ok:
         return f"Unknown mode {argument!r}. Modes: {', '.join(m.id for m in modes.available_modes)}."
-    session.mode_id = argument
-    record = session.state.get("record")
-    if record is not None:
-        record.mode_id = argument
     if session.send_update is not None:
         await session.send_update(update_current_mode(argument))
     return f"Switched to {_mode_name(modes, argument)} mode."

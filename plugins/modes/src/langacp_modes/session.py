@@ -1,7 +1,7 @@
 """Per-session state: the modes offered, the current one, the chosen model and thought level.
 
-The current mode lives in ``SessionContext.mode_id`` and ``SessionRecord.mode_id`` (a persistent
-store keeps it); the model choice and thought level in ``SessionRecord.data["modes"]``.
+The current mode lives in ``SessionContext.mode_id`` (the core saves it with the session); the
+model choice and thought level in ``SessionRecord.data["modes"]``.
 """
 
 from __future__ import annotations
@@ -113,7 +113,7 @@ def open_session(session: SessionContext, *, created: bool) -> None:
                 session.mode_id,
                 config.default_mode,
             )
-        _set_mode_id(session, config.default_mode)
+        session.mode_id = config.default_mode
     data = _data(session)
     if data.get("model") not in (None, DEFAULT_MODEL, *config.models):
         data.pop("model", None)
@@ -121,18 +121,11 @@ def open_session(session: SessionContext, *, created: bool) -> None:
     apply_policy(session)
 
 
-def _set_mode_id(session: SessionContext, mode_id: str) -> None:
-    session.mode_id = mode_id
-    record = session.state.get("record")
-    if record is not None:
-        record.mode_id = mode_id
-
-
 def switch_mode(session: SessionContext, mode_id: str) -> bool:
     """Switch the session to ``mode_id`` (``False``: no such mode). The caller tells the client."""
     if mode_id not in state_of(session).config.modes:
         return False
-    _set_mode_id(session, mode_id)
+    session.mode_id = mode_id
     apply_policy(session)
     return True
 

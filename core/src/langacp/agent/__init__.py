@@ -1,0 +1,206 @@
+"""The ACP agent: session lifecycle on the official SDK, everything else through plugins.
+
+:class:`LangacpAgent` is the class the SDK calls: a plain class with the SDK's snake_case
+methods (not a subclass of ``acp.Agent``, so a method we do not offer answers -32601). Keys of
+``_meta`` arrive as extra keyword arguments: they are ignored, never trusted. Each method
+hands over to the part that does the work:
+
+- :mod:`~langacp.agent.handshake`: ``initialize`` and ``authenticate``;
+- :mod:`~langacp.agent.sessions`: ``session/new``, ``load``, ``resume``, ``fork``, ``list``, ``close``;
+- :mod:`~langacp.agent.prompting`: ``session/prompt`` (slash commands, turns) and ``session/cancel``;
+- :mod:`~langacp.agent.settings`: ``session/set_mode`` and ``session/set_config_option``;
+- :mod:`~langacp.agent.registry`: the live sessions (open, restore, save, close);
+- :mod:`~langacp.agent.loader`: the target and the session store, loaded in the background;
+- :mod:`~langacp.agent.responses`: the one builder of the session responses.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+
+from acp import RequestError
+from acp.schema import (
+    ForkSessionResponse,
+    InitializeResponse,
+    ListSessionsResponse,
+    LoadSessionResponse,
+    NewSessionResponse,
+    PromptResponse,
+    ResumeSessionResponse,
+    SetSessionConfigOptionResponse,
+    SetSessionModeResponse,
+)
+
+from langacp.agent import handshake
+from langacp.agent.loader import Loader
+from langacp.agent.prompting import DEFAULT_RECURSION_LIMIT, PromptMethods
+from langacp.agent.registry import SessionRegistry
+from langacp.agent.sessions import SessionMethods
+from langacp.agent.settings import SettingMethods
+from langacp.plugins import Plugins
+
+if TYPE_CHECKING:
+    from acp.interfaces import Client
+
+    from langacp.target import DriverTarget
+
+__all__ = ["DEFAULT_RECURSION_LIMIT", "LangacpAgent"]
+
+log = logging.getLogger("langacp.agent")
+
+F = TypeVar("F", bound=Callable[..., Awaitable[Any]])
+
+
+def serving(method: str) -> Callable[[F], F]:
+    """Turn any exception a handler raises into a JSON-RPC error through ``langacp_map_error``."""
+
+    def decorate(handler: F) -> F:
+        @functools.wraps(handler)
+        async def wrapper(self: LangacpAgent, *args: Any, **kwargs: Any) -> Any:
+            try:
+                return await handler(self, *args, **kwargs)
+            except (RequestError, asyncio.CancelledError):
+                raise
+            except Exception as exc:
+                log.exception("error while serving %s", method)
+                raise self.plugins.map_error(exc, method) from exc
+
+        return cast(F, wrapper)
+
+    return decorate
+
+
+class LangacpAgent:
+    """Serves a LangGraph target over ACP. One instance per connection."""
+
+    def __init__(
+        self,
+        target_spec: str | DriverTarget | None,
+        plugins: Plugins,
+        *,
+        store_url: str = "memory",
+        recursion_limit: int = DEFAULT_RECURSION_LIMIT,
+    ) -> None:
+        self.plugins = plugins
+        self.loader = Loader(target_spec, store_url)
+        self.registry = SessionRegistry(plugins, self.loader, self._send_update)
+        self.client: Client | None = None
+        self._sessions = SessionMethods(self.registry)
+        self._prompts = PromptMethods(self.registry, recursion_limit)
+        self._settings = SettingMethods(self.registry)
+
+    # -- SDK wiring ----------------------------------------------------------------------------
+
+    def on_connect(self, conn: Client) -> None:
+        self.client = conn
+        self.registry.client = conn
+
+    def warm_up(self) -> None:
+        """Start importing the target and opening the store in the background (idempotent)."""
+        self.loader.start()
+
+    async def _send_update(self, session_id: str, update: Any) -> None:
+        if self.client is None:
+            return
+        await self.client.session_update(session_id=session_id, update=update)
+
+    # -- initialize / authenticate -------------------------------------------------------------
+
+    @serving("initialize")
+    async def initialize(
+        self, protocol_version: int, client_capabilities: Any = None, client_info: Any = None, **_: Any
+    ) -> InitializeResponse:
+        self.registry.client_capabilities = client_capabilities
+        response = handshake.initialize_response(self.plugins, load_session=self.loader.persistent())
+        self.warm_up()
+        return response
+
+    @serving("authenticate")
+    async def authenticate(self, method_id: str, **_: Any) -> None:
+        await handshake.authenticate(self.plugins, method_id)
+
+    # -- sessions ------------------------------------------------------------------------------
+
+    @serving("session/new")
+    async def new_session(
+        self,
+        cwd: str,
+        additional_directories: list[str] | None = None,
+        mcp_servers: list[Any] | None = None,
+        **_: Any,
+    ) -> NewSessionResponse:
+        return await self._sessions.new(cwd, additional_directories, mcp_servers)
+
+    @serving("session/load")
+    async def load_session(
+        self,
+        cwd: str,
+        session_id: str,
+        mcp_servers: list[Any] | None = None,
+        additional_directories: list[str] | None = None,
+        **_: Any,
+    ) -> LoadSessionResponse:
+        return await self._sessions.load(cwd, session_id, mcp_servers, additional_directories)
+
+    @serving("session/resume")
+    async def resume_session(
+        self,
+        session_id: str,
+        cwd: str,
+        additional_directories: list[str] | None = None,
+        mcp_servers: list[Any] | None = None,
+        **_: Any,
+    ) -> ResumeSessionResponse:
+        return await self._sessions.resume(session_id, cwd, additional_directories, mcp_servers)
+
+    @serving("session/fork")
+    async def fork_session(
+        self,
+        cwd: str,
+        session_id: str,
+        additional_directories: list[str] | None = None,
+        mcp_servers: list[Any] | None = None,
+        **_: Any,
+    ) -> ForkSessionResponse:
+        return await self._sessions.fork(cwd, session_id, additional_directories, mcp_servers)
+
+    @serving("session/list")
+    async def list_sessions(self, cwd: str | None = None, cursor: str | None = None, **_: Any) -> ListSessionsResponse:
+        return await self._sessions.list_sessions(cwd, cursor)
+
+    @serving("session/close")
+    async def close_session(self, session_id: str, **_: Any) -> None:
+        await self._sessions.close(session_id)
+
+    # -- modes and config ----------------------------------------------------------------------
+
+    @serving("session/set_mode")
+    async def set_session_mode(self, session_id: str, mode_id: str, **_: Any) -> SetSessionModeResponse:
+        return await self._settings.set_mode(session_id, mode_id)
+
+    @serving("session/set_config_option")
+    async def set_config_option(
+        self, config_id: str, session_id: str, value: str | bool, **_: Any
+    ) -> SetSessionConfigOptionResponse:
+        return await self._settings.set_config_option(session_id, config_id, value)
+
+    # -- prompt and cancel ---------------------------------------------------------------------
+
+    @serving("session/prompt")
+    async def prompt(self, session_id: str, prompt: list[Any], **_: Any) -> PromptResponse:
+        return await self._prompts.prompt(session_id, prompt)
+
+    async def cancel(self, session_id: str, **_: Any) -> None:
+        self._prompts.cancel(session_id)
+
+    # -- shutdown ------------------------------------------------------------------------------
+
+    async def shutdown(self) -> None:
+        """Cancel running prompts and close every session (stdin EOF or a signal)."""
+        self._prompts.closing = True
+        await self.registry.close_all()
+        await self.loader.aclose()

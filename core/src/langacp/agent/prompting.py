@@ -1,0 +1,120 @@
+"""The prompt methods: ``session/prompt`` (a slash command or a turn of the graph) and ``session/cancel``."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from typing import Any
+
+from acp import RequestError
+from acp.schema import PromptResponse
+
+from langacp.agent.registry import Session, SessionRegistry
+from langacp.operations import caused_by_cancel, prompt_response
+from langacp.types import TurnOutcome
+
+__all__ = ["PromptMethods"]
+
+log = logging.getLogger("langacp.agent")
+
+DEFAULT_RECURSION_LIMIT = 1000
+_COMMAND_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.:-]*")
+
+
+class PromptMethods:
+    """Runs one turn at a time per session and stops it on ``session/cancel``."""
+
+    def __init__(self, registry: SessionRegistry, recursion_limit: int = DEFAULT_RECURSION_LIMIT) -> None:
+        self.registry = registry
+        self.plugins = registry.plugins
+        self.recursion_limit = recursion_limit
+        self.closing = False
+        """Set on shutdown: no new turn starts."""
+
+    async def prompt(self, session_id: str, prompt: list[Any]) -> PromptResponse:
+        session = self.registry.get(session_id)
+        if session.busy:
+            raise RequestError.invalid_params(
+                {"details": "a prompt is already running in this session; cancel it or wait for it to end"}
+            )
+        if self.closing:
+            raise RequestError.internal_error({"details": "the agent is shutting down"})
+        session.turn = asyncio.get_running_loop().create_task(self._turn(session, prompt), name="langacp.turn")
+        try:
+            return await asyncio.shield(session.turn)
+        except asyncio.CancelledError:
+            # The connection is closing: stop the turn too.
+            session.cancel_turn()
+            raise
+
+    def cancel(self, session_id: str) -> None:
+        session = self.registry.live.get(session_id)
+        if session is not None:
+            session.cancel_turn()
+
+    async def _turn(self, session: Session, prompt: list[Any]) -> PromptResponse:
+        if not prompt:
+            raise RequestError.invalid_params({"details": "the prompt is empty"})
+        command = await self._slash_command(session, prompt)
+        if command is not None:
+            return command
+        return await self._run_graph(session, prompt)
+
+    async def _run_graph(self, session: Session, prompt: list[Any]) -> PromptResponse:
+        from langchain_core.messages import HumanMessage
+
+        from langacp.bridge import TurnRunner
+        from langacp.middleware import RUNNER_KEY
+        from langacp.operations import end_turn, prompt_content
+
+        context = session.context
+        content = prompt_content(self.plugins, context, prompt)
+        outcome = TurnOutcome()
+        runner = TurnRunner(self.plugins, context, session.sink, session.graph, guarded=session.guarded)
+        context.state[RUNNER_KEY] = runner
+        config: dict[str, Any] = {**session.config, "recursion_limit": self.recursion_limit}
+        session.cancellable = True
+        try:
+            await self.plugins.prompt_started(context, prompt)
+            await runner.run({"messages": [HumanMessage(content=content)]}, config, outcome)
+        except asyncio.CancelledError:
+            outcome.cancelled = True
+            task = asyncio.current_task()
+            if task is not None:
+                task.uncancel()  # handled: the clean-up below must be able to await
+        except Exception as exc:  # noqa: BLE001 - reported to the client below
+            if caused_by_cancel(exc):
+                outcome.cancelled = True
+            else:
+                outcome.error = exc
+        finally:
+            session.cancellable = False
+        response = await end_turn(
+            self.plugins, context, session.sink, runner, graph=session.graph, config=session.config
+        )
+        await self.registry.save(session)
+        if outcome.error is not None and response.stop_reason == "end_turn":
+            log.error("turn failed in session %s", context.session_id, exc_info=outcome.error)
+            raise self.plugins.map_error(outcome.error, "session/prompt")
+        return response
+
+    async def _slash_command(self, session: Session, prompt: list[Any]) -> PromptResponse | None:
+        first = prompt[0]
+        text = getattr(first, "text", None) if getattr(first, "type", None) == "text" else None
+        if not text or not text.startswith("/"):
+            return None
+        name, _, argument = text[1:].partition(" ")
+        if not _COMMAND_NAME.fullmatch(name):
+            return None  # "/usr/bin …" is not a command
+        # Every plugin may answer, offered command or not: a commands plugin answers unknown ones.
+        reply = await self.plugins.run_command(session.context, name, argument.strip())
+        if reply is None:
+            return None  # no plugin ran it: the prompt goes to the model
+        if reply:
+            from acp import update_agent_message_text
+
+            session.sink.put(update_agent_message_text(reply))
+        await session.sink.flush()
+        await self.registry.save(session)  # a command may have changed the session (its title, mode, …)
+        return prompt_response("end_turn")

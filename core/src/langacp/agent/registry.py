@@ -1,0 +1,295 @@
+"""The live sessions of one connection: opening one (plugins, graph), restoring, saving, closing."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import os
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from acp import RequestError
+
+from langacp.stores import SessionRecord, SessionStore, StoreError, now_iso
+from langacp.types import SessionContext
+
+if TYPE_CHECKING:
+    from acp.schema import PromptResponse
+
+    from langacp.agent.loader import Loader
+    from langacp.bridge import UpdateSink
+    from langacp.plugins import Plugins
+    from langacp.target import Target
+
+__all__ = ["Session", "SessionRegistry", "check_dirs"]
+
+log = logging.getLogger("langacp.agent")
+
+SESSION_CLOSE_TIMEOUT = 6.0
+"""Longest wait for one session's plugins to free what it holds when the agent exits."""
+INTERRUPTED_TEXT = "Interrupted: the agent stopped before this tool call finished."
+
+
+@dataclass
+class Session:
+    """A live session: its context, its compiled graph, its update outbox, its running turn."""
+
+    context: SessionContext
+    record: SessionRecord
+    graph: Any
+    sink: UpdateSink
+    guarded: bool = False
+    """Built by a factory, so the core's tool guard runs inside the graph."""
+    turn: asyncio.Task[PromptResponse] | None = None
+    cancellable: bool = False
+    """The turn is running the graph; once it is cleaning up, a cancel must not interrupt it."""
+
+    @property
+    def busy(self) -> bool:
+        """A prompt turn is running (or cleaning up)."""
+        return self.turn is not None and not self.turn.done()
+
+    def cancel_turn(self) -> None:
+        """Stop the running turn; it still answers its prompt (``cancelled``)."""
+        if self.turn is not None and self.busy and self.cancellable:
+            self.cancellable = False
+            self.turn.cancel()
+
+    @property
+    def config(self) -> dict[str, Any]:
+        return {"configurable": {"thread_id": self.record.thread_id or self.context.session_id}}
+
+    async def messages(self) -> list[Any]:
+        """The messages of the session's thread (none if its graph has no checkpointer)."""
+        if getattr(self.graph, "checkpointer", None) is None:
+            return []  # a factory that ignores setup.checkpointer: nothing is stored
+        state = await self.graph.aget_state(self.config)
+        messages: list[Any] = (state.values or {}).get("messages") or []
+        return messages
+
+
+class SessionRegistry:
+    """The sessions live in this connection, and the steps that open, save and close them."""
+
+    def __init__(self, plugins: Plugins, loader: Loader, send: Callable[[str, Any], Awaitable[None]]) -> None:
+        self.plugins = plugins
+        self.loader = loader
+        self.client: Any = None
+        self.client_capabilities: Any = None
+        self.live: dict[str, Session] = {}
+        self._send = send
+        self._warned_unguarded = False
+
+    def get(self, session_id: str) -> Session:
+        """The live session ``session_id``; -32002 if there is none."""
+        session = self.live.get(session_id)
+        if session is None:
+            raise RequestError.resource_not_found(session_id)
+        return session
+
+    def idle(self, session_id: str) -> Session | None:
+        """The live session ``session_id`` if any; -32602 if a prompt is running in it."""
+        live = self.live.get(session_id)
+        if live is not None and live.busy:
+            raise RequestError.invalid_params({"details": "a prompt is running in this session"})
+        return live
+
+    async def open(self, record: SessionRecord, mcp_servers: list[Any] | None, *, created: bool) -> Session:
+        """Build the session's context and graph (plugins told first), register it and store its record."""
+        from langacp.operations import open_outbox
+
+        target, store = await self.loader.target_and_store()
+        session_id = record.session_id
+        context = SessionContext(
+            session_id=session_id,
+            cwd=record.cwd,
+            additional_directories=record.additional_directories,
+            mcp_servers=list(mcp_servers or []),
+            client_capabilities=self.client_capabilities,
+            mode_id=record.mode_id,
+            client=self.client,
+            plugins=self.plugins,
+        )
+        sink, release = open_outbox(self.plugins, context, functools.partial(self._send, session_id))
+        context.state["record"] = record
+        record.data["langacp"] = {**record.data.get("langacp", {}), "mcp_servers": _describe_servers(mcp_servers)}
+        try:
+            graph, guarded = await self._build(target, store, context, created=created)
+        except BaseException:
+            await self._release(context)
+            raise
+        session = Session(context=context, record=record, graph=graph, sink=sink, guarded=guarded)
+        context.graph = graph
+        context.new_thread = functools.partial(self.new_thread, session)
+        self.live[session_id] = session
+        _sync(session)
+        await store.put(record)
+        release()
+        return session
+
+    async def restore(
+        self, session_id: str, cwd: str, mcp_servers: list[Any] | None, additional_directories: list[str] | None
+    ) -> tuple[Session, list[Any] | None]:
+        """The session, live or restored from the store, and (if restored) its thread's messages."""
+        check_dirs(cwd, additional_directories)
+        live = self.idle(session_id)
+        if live is not None:
+            return live, None
+        record = await self.stored_record(await self.loader.store(), session_id)
+        record.cwd = cwd
+        if additional_directories is not None:
+            record.additional_directories = list(additional_directories)
+        session = await self.open(record, mcp_servers, created=False)
+        try:
+            messages = await self._repair(session)
+        except Exception as exc:
+            log.exception("cannot read the thread of session %s", session_id)
+            await self.close(session)
+            raise unreadable(session_id, exc) from exc
+        return session, messages
+
+    async def stored_record(self, store: SessionStore, session_id: str) -> SessionRecord:
+        """The stored record of ``session_id``: -32002 if there is none, a clear error if it is unreadable."""
+        try:
+            record = await store.get(session_id)
+        except StoreError as exc:
+            log.error("langacp: the record of session %s cannot be read: %s", session_id, exc)
+            raise RequestError.internal_error(
+                {"details": f"the stored record of session {session_id} cannot be read: {exc}"}
+            ) from exc
+        if record is None:
+            raise RequestError.resource_not_found(session_id)
+        return record
+
+    async def save(self, session: Session) -> None:
+        """Store the session's record (its mode, title, thread and plugin data) as it is now."""
+        _sync(session)
+        session.record.updated_at = now_iso()
+        store = await self.loader.store()
+        await store.put(session.record)
+
+    async def new_thread(self, session: Session) -> None:
+        """Give the session a fresh conversation thread (``SessionContext.new_thread``), and save it."""
+        session.record.thread_id = f"{session.context.session_id}.{uuid.uuid4().hex[:12]}"
+        await self.save(session)
+
+    async def close(self, session: Session) -> None:
+        """Stop its turn, tell plugins, send what is left in its outbox."""
+        if session.turn is not None and session.busy:
+            session.cancel_turn()
+            await asyncio.gather(session.turn, return_exceptions=True)
+        self.live.pop(session.context.session_id, None)
+        try:
+            await self.plugins.session_closed(session.context)
+        except Exception:
+            log.exception("a plugin failed while closing session %s", session.context.session_id)
+        await session.sink.flush()
+        await session.sink.aclose()
+
+    async def close_all(self) -> None:
+        """Cancel running prompts and close every session, all at once."""
+        sessions = list(self.live.values())
+        for session in sessions:
+            session.cancel_turn()
+        # All at once, so that plugins stopping subprocesses (MCP servers: stdin closed, then
+        # SIGTERM after 2 s) do it before the process exits, however many sessions are open.
+        results = await asyncio.gather(
+            *(asyncio.wait_for(self.close(s), timeout=SESSION_CLOSE_TIMEOUT) for s in sessions),
+            return_exceptions=True,
+        )
+        for session, result in zip(sessions, results, strict=True):
+            if isinstance(result, BaseException):
+                log.error("closing session %s failed: %r", session.context.session_id, result)
+
+    async def _build(
+        self, target: Target, store: SessionStore, context: SessionContext, *, created: bool
+    ) -> tuple[Any, bool]:
+        """Tell plugins the session exists, collect their contributions and build the graph."""
+        from langacp.middleware import ToolGuardMiddleware
+        from langacp.target import SessionSetup
+
+        if created:
+            await self.plugins.session_created(context)
+        else:
+            await self.plugins.session_loaded(context)
+        if target.is_factory:
+            setup = SessionSetup(
+                context,
+                store.checkpointer,
+                middleware=[
+                    ToolGuardMiddleware(self.plugins, context),
+                    *await self.plugins.session_middleware(context),
+                ],
+                tools=await self.plugins.session_tools(context),
+                system_prompt_additions=self.plugins.system_prompt_additions(context),
+            )
+        else:  # nothing can be inserted into a precompiled graph
+            setup = SessionSetup(context, store.checkpointer)
+        graph = await target.build(setup)
+        guarded = target.is_factory and setup.middleware_used
+        if target.is_factory and not guarded and not self._warned_unguarded:
+            self._warned_unguarded = True
+            log.warning(
+                "langacp: the factory %s does not use setup.middleware: permission policies are not "
+                "enforced and a failing tool fails the turn. Pass setup.middleware to create_agent "
+                "(or use setup.create_agent).",
+                target.spec,
+            )
+        return graph, guarded
+
+    async def _release(self, context: SessionContext) -> None:
+        """A session failed to open: let plugins free what they started for it (servers, processes)."""
+        try:
+            await self.plugins.session_closed(context)
+        except Exception:
+            log.exception("a plugin failed while releasing session %s", context.session_id)
+
+    async def _repair(self, session: Session) -> list[Any]:
+        """Read a restored thread; tool calls a crash left without results get error results.
+
+        Returns the thread's messages (after the repair).
+        """
+        from langacp.bridge import repair_thread, unanswered_tool_calls
+
+        messages = await session.messages()
+        if unanswered_tool_calls(messages):
+            repaired = await repair_thread(session.graph, session.config, INTERRUPTED_TEXT)
+            log.warning(
+                "langacp: session %s: %d interrupted tool call(s) marked failed", session.context.session_id, repaired
+            )
+            messages = await session.messages()
+        return messages
+
+
+def check_dirs(cwd: str, additional_directories: list[str] | None) -> None:
+    """-32602 unless every directory is an absolute path."""
+    for path in [cwd, *(additional_directories or [])]:
+        if not isinstance(path, str) or not os.path.isabs(path):
+            raise RequestError.invalid_params({"details": f"directories must be absolute paths: {path!r}"})
+
+
+def unreadable(session_id: str, exc: BaseException) -> RequestError:
+    """The error for a stored conversation that cannot be read."""
+    return RequestError.internal_error(
+        {"details": f"the stored conversation of session {session_id} cannot be read: {exc}"}
+    )
+
+
+def _sync(session: Session) -> None:
+    # The context's mode is the one truth; the record only mirrors it when it is stored.
+    session.record.mode_id = session.context.mode_id
+
+
+def _describe_servers(servers: list[Any] | None) -> list[dict[str, Any]]:
+    """The session's MCP servers as stored: names, commands and URLs; of env vars and headers only the names."""
+    described = []
+    for server in servers or []:
+        data = server.model_dump(mode="json", by_alias=True, exclude_none=True) if hasattr(server, "model_dump") else {}
+        for secret in ("env", "headers"):
+            if isinstance(data.get(secret), list):
+                data[secret] = [item.get("name") for item in data[secret] if isinstance(item, dict)]
+        described.append(data)
+    return described

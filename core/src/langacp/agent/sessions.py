@@ -1,0 +1,122 @@
+"""The session methods: ``session/new``, ``load``, ``resume``, ``fork``, ``list`` and ``close``."""
+
+from __future__ import annotations
+
+import copy
+import logging
+import os
+import uuid
+from typing import Any
+
+from acp import RequestError
+from acp.schema import (
+    ForkSessionResponse,
+    ListSessionsResponse,
+    LoadSessionResponse,
+    NewSessionResponse,
+    ResumeSessionResponse,
+    SessionInfo,
+)
+
+from langacp.agent.registry import SessionRegistry, check_dirs, unreadable
+from langacp.agent.responses import session_response
+from langacp.stores import InvalidCursor, SessionRecord, copy_thread
+
+__all__ = ["SessionMethods"]
+
+log = logging.getLogger("langacp.agent")
+
+
+class SessionMethods:
+    """Opens, restores, copies, lists and closes sessions of one connection."""
+
+    def __init__(self, registry: SessionRegistry) -> None:
+        self.registry = registry
+        self.plugins = registry.plugins
+
+    async def new(
+        self, cwd: str, additional_directories: list[str] | None, mcp_servers: list[Any] | None
+    ) -> NewSessionResponse:
+        check_dirs(cwd, additional_directories)
+        record = SessionRecord(
+            session_id=uuid.uuid4().hex, cwd=cwd, additional_directories=list(additional_directories or [])
+        )
+        session = await self.registry.open(record, mcp_servers, created=True)
+        return session_response(NewSessionResponse, self.plugins, session.context, session_id=record.session_id)
+
+    async def load(
+        self, cwd: str, session_id: str, mcp_servers: list[Any] | None, additional_directories: list[str] | None
+    ) -> LoadSessionResponse:
+        """Restore the session and replay its conversation to the client."""
+        from langacp.replay import replay_messages
+
+        session, messages = await self.registry.restore(session_id, cwd, mcp_servers, additional_directories)
+        try:
+            if messages is None:  # the session was live: not read from storage by restore()
+                messages = await session.messages()
+            replay_messages(self.plugins, session.context, messages, session.sink)
+        except Exception as exc:
+            log.exception("cannot replay session %s", session_id)
+            await self.registry.close(session)
+            raise unreadable(session_id, exc) from exc
+        await session.sink.flush()
+        return session_response(LoadSessionResponse, self.plugins, session.context)
+
+    async def resume(
+        self, session_id: str, cwd: str, additional_directories: list[str] | None, mcp_servers: list[Any] | None
+    ) -> ResumeSessionResponse:
+        """Restore the session without replaying it."""
+        session, _messages = await self.registry.restore(session_id, cwd, mcp_servers, additional_directories)
+        return session_response(ResumeSessionResponse, self.plugins, session.context)
+
+    async def fork(
+        self, cwd: str, session_id: str, additional_directories: list[str] | None, mcp_servers: list[Any] | None
+    ) -> ForkSessionResponse:
+        """A new session holding a copy of ``session_id``'s conversation; the two then diverge."""
+        check_dirs(cwd, additional_directories)
+        target, store = await self.registry.loader.target_and_store()
+        live = self.registry.idle(session_id)
+        source = live.record if live is not None else await self.registry.stored_record(store, session_id)
+        record = SessionRecord(
+            session_id=uuid.uuid4().hex,
+            cwd=cwd,
+            additional_directories=list(additional_directories or []),
+            title=source.title,
+            mode_id=live.context.mode_id if live is not None else source.mode_id,
+            data=copy.deepcopy(source.data),
+        )
+        fork_thread = getattr(store, "fork_thread", None)
+        if fork_thread is not None:  # a store that copies threads itself (a server's threads)
+            record.thread_id = await fork_thread(source.thread_id or session_id)
+        else:
+            checkpointer = live.graph.checkpointer if live is not None else None
+            if checkpointer is None:
+                checkpointer = store.checkpointer if target.is_factory else target.graph.checkpointer
+            await copy_thread(checkpointer, source.thread_id or session_id, record.session_id)
+        session = await self.registry.open(record, mcp_servers, created=True)
+        return session_response(ForkSessionResponse, self.plugins, session.context, session_id=record.session_id)
+
+    async def list_sessions(self, cwd: str | None, cursor: str | None) -> ListSessionsResponse:
+        if cwd is not None and not os.path.isabs(cwd):
+            raise RequestError.invalid_params({"details": f"cwd must be an absolute path: {cwd!r}"})
+        store = await self.registry.loader.store()
+        try:
+            records, next_cursor = await store.list(cwd=cwd, cursor=cursor)
+        except InvalidCursor as exc:
+            raise RequestError.invalid_params({"details": f"invalid cursor {cursor!r}"}) from exc
+        return ListSessionsResponse(
+            sessions=[
+                SessionInfo(
+                    session_id=r.session_id,
+                    cwd=r.cwd,
+                    title=r.title,
+                    updated_at=r.updated_at,
+                    additional_directories=r.additional_directories or None,
+                )
+                for r in records
+            ],
+            next_cursor=next_cursor,
+        )
+
+    async def close(self, session_id: str) -> None:
+        await self.registry.close(self.registry.get(session_id))
