@@ -6,6 +6,7 @@ from langchain.agents import create_agent
 from langchain.agents.middleware import HumanInTheLoopMiddleware
 
 from langacp.testing.agent import TOOLS, TRACE_TOOLS, make_model
+from langacp_remote.editor import editor_tools
 
 hitl = create_agent(
     make_model(),
@@ -13,3 +14,6 @@ hitl = create_agent(
     middleware=[HumanInTheLoopMiddleware(interrupt_on={"write_file": True, "run_command": True})],
 )
 """The scripted test agent; its file writes and commands interrupt for the user's approval."""
+
+editor = create_agent(make_model(), tools=[*TOOLS, *editor_tools()])
+"""The scripted agent with langacp-remote's editor tools (files and commands are the editor's)."""

@@ -15,6 +15,7 @@ import pytest
 from acp import text_block
 
 from langacp.client import RecordingClient
+from langacp.testing.editor import EditorClient
 from langacp_remote.testing import LangGraphDevServer, serve_remote
 
 GRAPHS = Path(__file__).with_name("remote_plugin_graphs.py")
@@ -23,7 +24,7 @@ PLUGINS = ["permissions", "tools", "usage", "titles"]
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[LangGraphDevServer]:
-    with LangGraphDevServer({"hitl": f"{GRAPHS}:hitl"}) as running:
+    with LangGraphDevServer({"hitl": f"{GRAPHS}:hitl", "editor": f"{GRAPHS}:editor"}) as running:
         yield running
 
 
@@ -64,3 +65,26 @@ async def test_a_rejected_interrupt_never_runs_and_always_reject_is_remembered(
         assert "always reject `write_file`" in agent.client.text(sid)
         assert len(client.permission_requests) == 1  # remembered: not asked again
     assert not out.exists()
+
+
+async def test_editor_requests_follow_the_local_permission_policy(server: LangGraphDevServer, tmp_path: Path) -> None:
+    """A command the server's agent wants to run in the editor is asked about first; rejected, it never runs."""
+    client = EditorClient(answer="reject_once")
+    marker = tmp_path / "ran"
+    command = "tool run_command " + json.dumps({"command": f"touch {marker}"})
+    plugins = [*PLUGINS, "remote"]
+    async with serve_remote(server.url, "editor", plugins=plugins, client=client, cwd=tmp_path) as agent:
+        sid = await agent.start()
+        assert await agent.prompt(sid, command) == "end_turn"
+        [request] = client.permission_requests
+        [announced] = agent.client.of(sid, "tool_call")
+        assert request.tool_call.tool_call_id == announced.tool_call_id
+        assert announced.kind == "execute"
+        assert "did not run" in agent.client.text(sid)
+        assert not any(method.startswith("terminal/") for method in client.methods())
+
+        client.answer = "allow_once"
+        agent.client.updates.clear()
+        assert await agent.prompt(sid, command) == "end_turn"
+        assert agent.client.text(sid) == "done: \n[exit status 0]"
+    assert marker.exists()

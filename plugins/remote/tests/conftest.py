@@ -14,5 +14,6 @@ GRAPHS = Path(__file__).with_name("remote_graphs.py")
 
 @pytest.fixture(scope="session")
 def langgraph_server() -> Iterator[LangGraphDevServer]:
-    with LangGraphDevServer({"agent": f"{GRAPHS}:graph", "hitl": f"{GRAPHS}:hitl"}) as server:
+    graphs = {name: f"{GRAPHS}:{attr}" for name, attr in [("agent", "graph"), ("hitl", "hitl"), ("editor", "editor")]}
+    with LangGraphDevServer(graphs) as server:
         yield server
