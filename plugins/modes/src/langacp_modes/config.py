@@ -136,34 +136,49 @@ def _apply_modes(
             if not isinstance(value, str):
                 raise ConfigError(f"{path}: [modes] default must be a mode id")
             default = value
-            continue
-        if not isinstance(value, dict):
-            raise ConfigError(f"{where} must be a table")
-        unknown = sorted(set(value) - _MODE_KEYS)
-        if unknown:
-            raise ConfigError(f"{where}: unknown key(s) {', '.join(unknown)} (known: {', '.join(sorted(_MODE_KEYS))})")
-        if value.get("enabled", True) is False:
+        elif _mode_table(value, where).get("enabled", True) is False:
             modes.pop(key, None)
-            continue
-        mode = modes.get(key) or Mode(key, key.replace("_", " ").title())
-        changes: dict[str, Any] = {}
-        for text in ("name", "description", "system_prompt"):
-            if text in value:
-                if not isinstance(value[text], str):
-                    raise ConfigError(f"{where} {text} must be a string")
-                changes[text] = value[text]
-        for globs in ("tools", "kinds"):
-            if globs in value:
-                changes[globs] = _strings(value[globs], f"{where} {globs}")
-        if project and ("tools" in changes or "kinds" in changes) and mode.restricted:
-            # A project may narrow what runs, never widen it.
-            old_tools, old_kinds = set(mode.tools or ()), set(mode.kinds or ())
-            changes["tools"] = tuple(t for t in changes.get("tools", mode.tools or ()) if t in old_tools)
-            changes["kinds"] = tuple(k for k in changes.get("kinds", mode.kinds or ()) if k in old_kinds)
-        if "permissions" in value:
-            changes["rules"] = (*mode.rules, *_rules(value["permissions"], f"{where}.permissions", project=project))
-        modes[key] = replace(mode, **changes)
+        else:
+            mode = modes.get(key) or Mode(key, key.replace("_", " ").title())
+            modes[key] = replace(mode, **_mode_changes(mode, value, where, project=project))
     return modes, default
+
+
+def _mode_table(value: Any, where: str) -> dict[str, Any]:
+    """``value`` checked to be a ``[modes.ID]`` table of known keys."""
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where} must be a table")
+    unknown = sorted(set(value) - _MODE_KEYS)
+    if unknown:
+        raise ConfigError(f"{where}: unknown key(s) {', '.join(unknown)} (known: {', '.join(sorted(_MODE_KEYS))})")
+    return value
+
+
+def _mode_changes(mode: Mode, value: dict[str, Any], where: str, *, project: bool) -> dict[str, Any]:
+    """What a ``[modes.ID]`` table changes in ``mode``."""
+    changes: dict[str, Any] = {}
+    for text in ("name", "description", "system_prompt"):
+        if text in value:
+            if not isinstance(value[text], str):
+                raise ConfigError(f"{where} {text} must be a string")
+            changes[text] = value[text]
+    for globs in ("tools", "kinds"):
+        if globs in value:
+            changes[globs] = _strings(value[globs], f"{where} {globs}")
+    if project and ("tools" in changes or "kinds" in changes) and mode.restricted:
+        changes.update(_narrowed(mode, changes))
+    if "permissions" in value:
+        changes["rules"] = (*mode.rules, *_rules(value["permissions"], f"{where}.permissions", project=project))
+    return changes
+
+
+def _narrowed(mode: Mode, changes: dict[str, Any]) -> dict[str, tuple[str, ...]]:
+    """A project's new tools and kinds for a restricted mode: it may narrow what runs, never widen it."""
+    old_tools, old_kinds = set(mode.tools or ()), set(mode.kinds or ())
+    return {
+        "tools": tuple(t for t in changes.get("tools", mode.tools or ()) if t in old_tools),
+        "kinds": tuple(k for k in changes.get("kinds", mode.kinds or ()) if k in old_kinds),
+    }
 
 
 def _choice(entry: Any, where: str, *, project: bool) -> ModelChoice | None:
