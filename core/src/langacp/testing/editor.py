@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import signal
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,57 +29,15 @@ from acp.schema import (
     KillTerminalResponse,
     ReadTextFileResponse,
     ReleaseTerminalResponse,
-    TerminalExitStatus,
     TerminalOutputResponse,
     WaitForTerminalExitResponse,
     WriteTextFileResponse,
 )
 
-from langacp.client import RecordingClient
+from langacp.client.local import Terminal
+from langacp.client.testing_client import RecordingClient
 
 __all__ = ["EditorClient", "Terminal"]
-
-
-@dataclass
-class Terminal:
-    """One command the client runs for the agent."""
-
-    terminal_id: str
-    process: asyncio.subprocess.Process
-    limit: int | None
-    output: bytearray = field(default_factory=bytearray)
-    truncated: bool = False
-    reader: asyncio.Task[None] | None = None
-    killed: bool = False
-
-    @property
-    def pid(self) -> int:
-        return self.process.pid
-
-    def exit_status(self) -> TerminalExitStatus | None:
-        code = self.process.returncode
-        if code is None or (self.reader is not None and not self.reader.done()):
-            return None
-        if code < 0:
-            return TerminalExitStatus(exit_code=None, signal=signal.Signals(-code).name)
-        return TerminalExitStatus(exit_code=code, signal=None)
-
-    async def read(self) -> None:
-        assert self.process.stdout is not None
-        while chunk := await self.process.stdout.read(65536):
-            self.output += chunk
-            if self.limit is not None and len(self.output) > self.limit:
-                del self.output[: len(self.output) - self.limit]  # keep the tail, as the spec says
-                while self.output and (self.output[0] & 0xC0) == 0x80:  # at a character boundary
-                    del self.output[0]
-                self.truncated = True
-        await self.process.wait()
-
-    def kill(self) -> None:
-        if self.process.returncode is None:
-            self.killed = True
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(self.process.pid, signal.SIGKILL)
 
 
 @dataclass
@@ -195,11 +152,7 @@ class EditorClient(RecordingClient):
 
     async def wait_for_terminal_exit(self, session_id: str, terminal_id: str, **_: Any) -> WaitForTerminalExitResponse:
         self.calls.append(("terminal/wait_for_exit", {"terminal_id": terminal_id}))
-        terminal = self._terminal(terminal_id)
-        assert terminal.reader is not None
-        await asyncio.shield(terminal.reader)
-        status = terminal.exit_status()
-        assert status is not None
+        status = await self._terminal(terminal_id).wait()
         return WaitForTerminalExitResponse(exit_code=status.exit_code, signal=status.signal)
 
     async def kill_terminal(self, session_id: str, terminal_id: str, **_: Any) -> KillTerminalResponse:

@@ -1,6 +1,7 @@
-"""A small ACP client on the SDK's client side: spawns an agent, records what it sends.
+"""A recording test client on the SDK's client side: keeps every update, answers permissions.
 
-Used by the tests, the benchmark and plugin authors (through ``langacp.testing``).
+Used by the tests, the benchmarks and plugin authors (through ``langacp.testing``); programs
+use :class:`~langacp.client.AcpConnection`.
 """
 
 from __future__ import annotations
@@ -22,17 +23,12 @@ from acp.schema import (
     ToolCallUpdate,
 )
 
+from langacp.client.policy import PermissionRequest
+
 __all__ = ["PermissionRequest", "RecordingClient", "spawn_agent", "update_text"]
 
 PermissionAnswer = Callable[["PermissionRequest"], str | None]
 """Picks an option id for a permission request (``None`` answers ``cancelled``)."""
-
-
-@dataclass
-class PermissionRequest:
-    session_id: str
-    tool_call: ToolCallUpdate
-    options: list[PermissionOption]
 
 
 @dataclass

@@ -1,0 +1,249 @@
+"""langacp.client: AcpConnection, PermissionPolicy, RecordingHandler and ConnectionManager against
+a real ``langacp serve`` subprocess (the scripted test agent) over real pipes."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from core_support import SCRIPTED, agent_env, serve_command
+
+from langacp.client import (
+    AcpConnection,
+    AgentExited,
+    ConnectionManager,
+    PermissionPolicy,
+    PermissionRequest,
+    RecordingHandler,
+    load_activity,
+)
+
+pytestmark = pytest.mark.asyncio
+
+
+def _spawn_args(testplug: bool = False) -> tuple[str, list[str]]:
+    command = serve_command("agent", testplug=testplug)
+    return command[0], command[1:]
+
+
+async def _open(conn: AcpConnection, tmp_path: Path, *, testplug: list[str] | None = None) -> str:
+    command, args = _spawn_args(testplug=bool(testplug))
+    env = agent_env(testplug=testplug or [], extra={"XDG_DATA_HOME": str(tmp_path / "data")})
+    await conn.spawn(command, args, cwd=tmp_path, env=env)
+    await conn.initialize()
+    return (await conn.new_session(tmp_path)).session_id
+
+
+def _gone(pid: int) -> bool:
+    """No process is left in the agent's process group."""
+    try:
+        os.killpg(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+async def test_prompt_returns_stop_reason_and_whole_text(tmp_path: Path) -> None:
+    async with AcpConnection() as conn:
+        sid = await _open(conn, tmp_path)
+        assert conn.init_response is not None and conn.init_response.protocol_version == 1
+        result = await conn.prompt(sid, "long 50")
+        assert result.stop_reason == "end_turn"
+        assert result.text == "".join(f"w{i} " for i in range(50))
+        thought = await conn.prompt(sid, "think deeply")
+        assert thought.thought == "Let me think about that." and thought.text == "deeply"
+
+
+async def test_stream_prompt_yields_notifications_in_order(tmp_path: Path) -> None:
+    async with AcpConnection() as conn:
+        sid = await _open(conn, tmp_path)
+        stream = conn.stream_prompt(sid, 'tool add {"a": 1, "b": 2}')
+        notes = [note async for note in stream]
+        assert all(note.session_id == sid for note in notes)
+        kinds = [note.update.session_update for note in notes]
+        assert kinds.index("tool_call") < kinds.index("tool_call_update")
+        assert stream.result is not None and stream.result.stop_reason == "end_turn"
+        assert stream.result.text == "done: 3"
+        streamed = "".join(n.update.content.text for n in notes if n.update.session_update == "agent_message_chunk")
+        assert streamed == "done: 3"
+
+
+async def test_cancel_ends_a_running_turn(tmp_path: Path) -> None:
+    async with AcpConnection() as conn:
+        sid = await _open(conn, tmp_path)
+        stream = conn.stream_prompt(sid, "slow 30")
+        async for note in stream:
+            if note.update.session_update == "tool_call":
+                await conn.cancel(sid)
+        assert stream.result is not None and stream.result.stop_reason == "cancelled"
+        assert (await conn.prompt(sid, "echo still here")).text == "still here"
+
+
+async def test_cancelling_the_caller_cancels_the_turn(tmp_path: Path) -> None:
+    async with AcpConnection() as conn:
+        sid = await _open(conn, tmp_path)
+        started = asyncio.Event()
+        conn.add_listener(lambda note: started.set() if note.update.session_update == "tool_call" else None, sid)
+        task = asyncio.ensure_future(conn.prompt(sid, "slow 30"))
+        await asyncio.wait_for(started.wait(), 20)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        # the agent got session/cancel: the next turn runs at once instead of queueing behind 30 s
+        result = await asyncio.wait_for(conn.prompt(sid, "echo next"), 20)
+        assert result.text == "next"
+
+
+async def test_permission_policy_by_title_kind_and_fallback(tmp_path: Path) -> None:
+    asked: list[PermissionRequest] = []
+
+    def ask(request: PermissionRequest) -> str:
+        asked.append(request)
+        return "allow_once"
+
+    policy = PermissionPolicy(allow=["ad?"], ask_else=ask)
+    async with AcpConnection(permission_policy=policy) as conn:
+        sid = await _open(conn, tmp_path, testplug=["ask"])
+        assert (await conn.prompt(sid, 'tool add {"a": 1, "b": 2}')).text == "done: 3"
+        policy.deny = ["title:add"]  # deny wins over allow
+        denied = await conn.prompt(sid, 'tool add {"a": 1, "b": 2}')
+        assert "did not run: the user declined it" in denied.text
+        policy.allow, policy.deny = [], []
+        assert (await conn.prompt(sid, 'tool add {"a": 2, "b": 2}')).text == "done: 4"
+    assert [r.tool_call.title for r in asked] == ["add"]
+    assert [(d.title, d.decision, d.option_id, d.source, d.rule) for d in policy.decisions] == [
+        ("add", "allow", "allow_once", "policy", "ad?"),
+        ("add", "reject", "reject_once", "policy", "title:add"),
+        ("add", "allow", "allow_once", "ask_else", None),
+    ]
+
+
+async def test_kind_rules_and_reject_by_default(tmp_path: Path) -> None:
+    policy = PermissionPolicy(allow=["kind:read"])
+    async with AcpConnection(permission_policy=policy) as conn:
+        sid = await _open(conn, tmp_path, testplug=["ask"])
+        result = await conn.prompt(sid, 'tool add {"a": 1, "b": 2}')
+        assert "done: 3" not in result.text
+    assert [(d.kind, d.decision, d.source) for d in policy.decisions] == [("other", "reject", "ask_else")]
+
+
+async def test_recording_handler_writes_every_event(tmp_path: Path) -> None:
+    path = tmp_path / "activity.jsonl"
+    rec = RecordingHandler(path)
+    async with AcpConnection(handler=rec, permission_policy=PermissionPolicy(allow=["add"])) as conn:
+        sid = await _open(conn, tmp_path, testplug=["ask"])
+        await conn.prompt(sid, "think hard")
+        await conn.prompt(sid, 'tool add {"a": 2, "b": 3}')
+    types = set(rec.types())
+    expected = {"prompt:sent", "message:chunk", "thought:chunk", "tool:call", "tool:result"}
+    expected |= {"permission:request", "permission:result", "message:complete"}
+    assert expected <= types, types
+    assert load_activity(path) == rec.events  # the file holds exactly what is in memory
+    assert all(e["sessionId"] == sid and isinstance(e["timestamp"], float) for e in rec.events)
+    complete = rec.of("message:complete")
+    assert [(c["stopReason"], c["text"]) for c in complete] == [("end_turn", "hard"), ("end_turn", "done: 5")]
+    assert rec.of("prompt:sent")[1]["text"] == 'tool add {"a": 2, "b": 3}'
+    result = rec.of("permission:result")[0]
+    assert (result["decision"], result["source"], result["rule"]) == ("allow", "policy", "add")
+    assert rec.of("tool:result")[0]["status"] == "completed"
+    replayed = RecordingHandler.replay(path)
+    assert replayed.types() == rec.types()
+
+
+async def test_sessions_listed_and_loaded(tmp_path: Path) -> None:
+    async with AcpConnection() as conn:
+        sid = await _open(conn, tmp_path)
+        await conn.prompt(sid, "echo remember me")
+        listed = await conn.list_sessions(cwd=tmp_path)
+        assert sid in [s.session_id for s in listed.sessions]
+        replay: list[str] = []
+        conn.add_listener(lambda note: replay.append(note.update.session_update), sid)
+        await conn.load_session(sid, tmp_path)
+        assert "user_message_chunk" in replay and "agent_message_chunk" in replay
+
+
+async def test_agent_that_exits_reports_its_stderr(tmp_path: Path) -> None:
+    conn = AcpConnection()
+    await conn.spawn(
+        sys.executable, ["-m", "langacp.cli", "serve", "--model", "groq:llama-3.3-70b"], env=agent_env(), cwd=tmp_path
+    )
+    with pytest.raises(AgentExited) as caught:
+        await conn.initialize()
+    await conn.close()
+    assert caught.value.returncode == 2
+    assert "pip install langchain-groq" in str(caught.value)
+    assert any("langchain-groq" in line for line in conn.stderr_tail)
+
+
+async def test_chatty_stderr_does_not_block_the_agent(tmp_path: Path) -> None:
+    lines: list[str] = []
+    async with AcpConnection(on_stderr=lines.append, stderr_lines=5) as conn:
+        command, args = _spawn_args()
+        env = agent_env(extra={"XDG_DATA_HOME": str(tmp_path / "data")})
+        await conn.spawn(command, [*args, "--log-level", "debug"], cwd=tmp_path, env=env)
+        await conn.initialize()
+        sid = (await conn.new_session(tmp_path)).session_id
+        for _ in range(3):
+            assert (await conn.prompt(sid, "long 200")).stop_reason == "end_turn"
+    assert len(lines) > 5 and len(conn.stderr_tail) == 5  # all seen, the last five kept
+
+
+async def test_manager_reuses_and_disposes_of_everything(tmp_path: Path) -> None:
+    command, args = _spawn_args()
+    env = agent_env(extra={"XDG_DATA_HOME": str(tmp_path / "data")})
+    manager = ConnectionManager()
+    first = await manager.connect("helper", command=command, args=args, cwd=tmp_path, env=env)
+    again = await manager.connect("helper", command=command, args=args, cwd=tmp_path, env=env)
+    other = await manager.connect("other", command=command, args=args, cwd=tmp_path, env=env)
+    assert first is again and manager.get("helper") is first and other is not first
+    assert sorted(manager.names()) == ["helper", "other"]
+    sid = (await first.new_session(tmp_path)).session_id
+    assert (await first.prompt(sid, "echo hi")).text == "hi"
+    pids = [c.process.pid for c in (first, other) if c.process is not None]
+    await manager.disconnect("other")
+    assert _gone(pids[1]) and not _gone(pids[0])
+    with pytest.raises(KeyError):
+        manager.get("other")
+    await manager.dispose_all()
+    assert all(_gone(pid) for pid in pids)
+    assert manager.names() == []
+
+
+async def test_manager_replaces_a_dead_connection(tmp_path: Path) -> None:
+    command, args = _spawn_args()
+    env = agent_env(extra={"XDG_DATA_HOME": str(tmp_path / "data")})
+    async with ConnectionManager() as manager:
+        first = await manager.connect("helper", command=command, args=args, cwd=tmp_path, env=env)
+        assert first.process is not None
+        first.process.kill()
+        await first.process.wait()
+        second = await manager.connect("helper", command=command, args=args, cwd=tmp_path, env=env)
+        assert second is not first and second.running
+
+
+async def test_acceptance_example(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The example of the issue, as written, with the scripted agent in ``my_agent.py``."""
+    tmp = tmp_path / "project"
+    tmp.mkdir()
+    (tmp / "my_agent.py").write_text(f"from {SCRIPTED} import agent\n")
+    monkeypatch.setenv("LANGACP_DISABLE_PLUGIN_AUTOLOAD", "1")
+    monkeypatch.setenv("PATH", str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", ""))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    rec = RecordingHandler(tmp_path / "activity.jsonl")
+    policy = PermissionPolicy(allow=["read"], deny=["delete"], ask_else="reject")
+    async with AcpConnection(handler=rec, permission_policy=policy) as conn:
+        await conn.spawn("langacp", ["serve", "my_agent.py:agent"], cwd=tmp)
+        init = await conn.initialize()
+        info = await conn.new_session(tmp)
+        result = await conn.prompt(info.session_id, "Say hello")
+        notes = [note async for note in conn.stream_prompt(info.session_id, "echo Write notes.txt")]
+        await conn.cancel(info.session_id)
+        pid = conn.process.pid if conn.process else 0
+    assert init.protocol_version == 1 and info.session_id
+    assert (result.stop_reason, result.text) == ("end_turn", "You said: Say hello")
+    assert "".join(n.update.content.text for n in notes) == "Write notes.txt"
+    assert _gone(pid)
+    assert [e["type"] for e in load_activity(tmp_path / "activity.jsonl")].count("message:complete") == 2
