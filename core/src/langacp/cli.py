@@ -92,7 +92,8 @@ def build_parser() -> argparse.ArgumentParser:
         "default agent; with no --model / LANGACP_MODEL that agent runs the OFFLINE DEMO MODEL, which "
         "answers 'list files', 'read README.md', 'search for TODO', 'make a plan for ...' without an API key) "
         "and streams its answers, thoughts, tool calls, plans and permission requests. Ctrl-C cancels the "
-        "running answer; a second Ctrl-C exits. With --prompt it runs one turn and exits with the stop "
+        "running answer; a second Ctrl-C exits; so do /exit (or /quit) and Ctrl-D at the prompt. /mode shows or "
+        "sets the session mode. With --prompt it runs one turn and exits with the stop "
         "reason: 0 end_turn, 3 refusal, 4 max_tokens, 5 max_turn_requests, 130 cancelled, 1 error.",
         usage="langacp chat [options] [-- AGENT COMMAND ...]",
     )
@@ -107,6 +108,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     chat.add_argument("--cwd", help="the session's working directory (default: the current directory)")
     chat.add_argument("-v", "--verbose", action="store_true", help="show the agent's stderr")
+    sessions = chat.add_mutually_exclusive_group()
+    sessions.add_argument("--list", action="store_true", help="list the agent's sessions of this directory and exit")
+    sessions.add_argument(
+        "--resume", metavar="ID|last", help="continue session ID, or the last one of this directory (session/load)"
+    )
+
+    completion = sub.add_parser(
+        "completion",
+        help="print a shell completion script",
+        description="Print a completion script: 'eval \"$(langacp completion bash)\"' in ~/.bashrc, "
+        "'eval \"$(langacp completion zsh)\"' in ~/.zshrc, 'langacp completion fish | source' in fish's config.",
+    )
+    completion.add_argument("shell", choices=["bash", "zsh", "fish"])
 
     editors = sub.add_parser(
         "editors",
@@ -142,11 +156,17 @@ def _version() -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
     if args.command == "chat":
         return _chat(args)
     if args.command == "editors":
         return _editors(args)
+    if args.command == "completion":
+        from langacp.completion import completion_script
+
+        sys.stdout.write(completion_script(parser, args.shell))
+        return 0
     from langacp.plugins import parse_plugin_options
 
     blocked, enabled = parse_plugin_options(args.plugin_options)
@@ -221,6 +241,8 @@ def _chat(args: argparse.Namespace) -> int:
         policy="yes" if args.yes else "no" if args.no else "ask",
         verbose=args.verbose,
         cwd=cwd,
+        resume=args.resume,
+        list_sessions=args.list,
     )
     return run_chat(options)
 

@@ -8,32 +8,30 @@ process group so the terminal's Ctrl-C reaches only us.
 from __future__ import annotations
 
 import asyncio
-import collections
 import contextlib
+import json
 import os
 import signal
 import sys
 import threading
-from collections.abc import Awaitable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
-from langacp.chat.client import AnswerPolicy, ChatClient
-from langacp.chat.render import JsonRenderer, Renderer, TerminalRenderer
+from langacp.chat.client import AnswerPolicy, ChatHandler, chat_policy
+from langacp.chat.render import JsonRenderer, Renderer, TerminalRenderer, dump
+from langacp.client.connection import AcpConnection, AgentExited
 
 if TYPE_CHECKING:
-    from acp.client.connection import ClientSideConnection
     from acp.schema import PermissionOption
 
 # ``acp`` (about a second to import) is imported once the agent is spawned, so both start at once.
 
 __all__ = ["EXIT_CODES", "ChatOptions", "default_agent_command", "run_chat"]
 
-T = TypeVar("T")
 
 EXIT_CODES = {"end_turn": 0, "refusal": 3, "max_tokens": 4, "max_turn_requests": 5, "cancelled": 130}
 """``--prompt``'s exit code for each stop reason (1: error, 2: usage)."""
-STDIO_LIMIT = 50 * 1024 * 1024
 STDERR_TAIL = 40
 
 
@@ -50,10 +48,14 @@ class ChatOptions:
     policy: AnswerPolicy = "ask"
     verbose: bool = False
     cwd: str = field(default_factory=os.getcwd)
+    resume: str | None = None
+    """A session id to load instead of starting a new session, or ``last``."""
+    list_sessions: bool = False
+    """Print the agent's sessions of ``cwd`` and exit."""
 
 
-class AgentExited(Exception):
-    """The agent process ended while we waited for it."""
+class NoSession(Exception):
+    """``--resume last`` with no session to resume."""
 
 
 class LineReader:
@@ -108,20 +110,16 @@ class LineReader:
 
 
 class Chat:
-    """One ``langacp chat`` run."""
+    """One ``langacp chat`` run, on :class:`~langacp.client.AcpConnection`."""
 
     def __init__(self, options: ChatOptions) -> None:
         self.options = options
         self.renderer: Renderer = JsonRenderer() if options.json else TerminalRenderer()
         self.interactive = options.prompt is None
         self.lines: LineReader | None = None
-        self.process: asyncio.subprocess.Process | None = None
-        self.conn: ClientSideConnection | None = None
+        self.acp: AcpConnection | None = None
         self.session_id = ""
         self.modes: Any = None
-        self.exited: asyncio.Task[int] | None = None
-        self.stderr_tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL)
-        self.drain: asyncio.Task[None] | None = None
         self.turn: asyncio.Task[Any] | None = None
         self.cancel_sent = False
         self._cancelling: asyncio.Future[None] | None = None
@@ -131,95 +129,21 @@ class Chat:
     # -- agent process -------------------------------------------------------------------------
 
     async def _spawn(self) -> None:
+        handler = ChatHandler(self.renderer)
+        policy = chat_policy(self.options.policy, handler, self._ask if self._can_ask() else None)
+        self.acp = AcpConnection(handler, policy, stderr_lines=STDERR_TAIL, on_stderr=self._agent_line)
         command = list(self.options.command)
-        self.process = await asyncio.create_subprocess_exec(
-            *command,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            limit=STDIO_LIMIT,
-            start_new_session=True,  # the terminal's Ctrl-C is ours to turn into session/cancel
-        )
-        assert self.process.stdin is not None and self.process.stdout is not None
-        self.exited = asyncio.ensure_future(self.process.wait())
-        self.drain = asyncio.ensure_future(self._drain_stderr())
-        from acp.client.connection import ClientSideConnection
-
-        client = ChatClient(self.renderer, self.options.policy, self._ask if self._can_ask() else None)
-        self.conn = ClientSideConnection(
-            client,  # type: ignore[arg-type] # an acp Client by protocol
-            self.process.stdin,
-            self.process.stdout,
-            use_unstable_protocol=True,
-        )
-
-    async def _drain_stderr(self) -> None:
-        """Read the agent's stderr as it comes (an unread pipe would block the agent)."""
-        assert self.process is not None and self.process.stderr is not None
-        pending = b""
-        while data := await self.process.stderr.read(65536):
-            *lines, pending = (pending + data).split(b"\n")
-            for raw in lines:
-                self._agent_line(raw.decode(errors="replace"))
-        if pending:
-            self._agent_line(pending.decode(errors="replace"))
+        await self.acp.spawn(command[0], command[1:])
 
     def _agent_line(self, line: str) -> None:
-        self.stderr_tail.append(line)
         if self.options.verbose:
             self.renderer.agent_log(line)
 
-    async def _request(self, call: Awaitable[T]) -> T:
-        """Await an ACP request, or raise :class:`AgentExited` if the agent dies first."""
-        assert self.exited is not None
-        task = asyncio.ensure_future(call)
-        try:
-            await asyncio.wait({task, self.exited}, return_when=asyncio.FIRST_COMPLETED)
-        except asyncio.CancelledError:
-            task.cancel()
-            raise
-        if not task.done():
-            task.cancel()
-            raise AgentExited()
-        try:
-            return task.result()
-        except (ConnectionError, BrokenPipeError) as exc:  # the pipe closed before we saw the exit
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.shield(self.exited), 2.0)
-            raise AgentExited() from exc
-
-    async def _report_exit(self) -> None:
-        assert self.exited is not None
-        if self.drain is not None:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(asyncio.shield(self.drain), 2.0)
-        code = self.exited.result() if self.exited.done() else None
-        self.renderer.error(f"the agent exited (code {code}): {' '.join(self.options.command)}")
+    def _report_exit(self, exc: AgentExited) -> None:
+        self.renderer.error(f"the agent exited (code {exc.returncode}): {' '.join(self.options.command)}")
         if not self.options.verbose:
-            for line in self.stderr_tail:
+            for line in exc.stderr_tail:
                 self.renderer.agent_log(line)
-
-    async def _stop_agent(self) -> None:
-        if self.conn is not None:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(self.conn.close(), 1.0)
-        process = self.process
-        if process is None:
-            return
-        if process.stdin is not None:
-            with contextlib.suppress(Exception):
-                process.stdin.close()
-        for stop in (None, process.terminate, process.kill):
-            if stop is not None and process.returncode is None:
-                with contextlib.suppress(ProcessLookupError):
-                    stop()
-            try:
-                await asyncio.wait_for(process.wait(), 2.0)
-                break
-            except TimeoutError:
-                continue
-        if self.drain is not None:
-            self.drain.cancel()
 
     # -- Ctrl-C and permission questions -------------------------------------------------------
 
@@ -229,8 +153,8 @@ class Chat:
             self.renderer.info("⏹ cancelling… (Ctrl-C again to exit)")
             if self.question is not None and not self.question.done():
                 self.question.set_result(None)
-            if self.conn is not None:
-                self._cancelling = asyncio.ensure_future(self.conn.cancel(session_id=self.session_id))
+            if self.acp is not None:
+                self._cancelling = asyncio.ensure_future(self.acp.cancel(self.session_id))
             return
         if self.main is not None:
             self.main.cancel()
@@ -273,33 +197,67 @@ class Chat:
     # -- session and turns ---------------------------------------------------------------------
 
     async def _open(self) -> None:
-        assert self.conn is not None
-        from acp.schema import ClientCapabilities, Implementation
+        assert self.acp is not None
+        from acp.schema import Implementation
 
         from langacp import __version__
 
-        await self._request(
-            self.conn.initialize(
-                protocol_version=1,
-                client_capabilities=ClientCapabilities(),
-                client_info=Implementation(name="langacp-chat", title="langacp chat", version=__version__),
-            )
-        )
-        response = await self._request(self.conn.new_session(cwd=self.options.cwd, mcp_servers=[]))
-        self.session_id = response.session_id
+        self.acp.client_info = Implementation(name="langacp-chat", title="langacp chat", version=__version__)
+        await self.acp.initialize()
+        cwd = self.options.cwd
+        if self.options.resume is not None:
+            self.session_id = await self._resume_id(self.options.resume)
+            self.renderer.info(f"resuming session {self.session_id}")
+            response: Any = await self.acp.load_session(self.session_id, cwd)
+        else:
+            response = await self.acp.new_session(cwd)
+            self.session_id = response.session_id
         self.modes = response.modes
         if self.modes is not None:
             self.renderer.mode_changed(self.modes.current_mode_id)
 
+    async def _sessions(self) -> list[Any]:
+        """The agent's sessions of this directory, the most recently updated first."""
+        assert self.acp is not None
+        sessions: list[Any] = []
+        cursor: str | None = None
+        while True:
+            page = await self.acp.list_sessions(cwd=self.options.cwd, cursor=cursor)
+            sessions.extend(page.sessions)
+            cursor = page.next_cursor
+            if not cursor:
+                break
+        return sorted(sessions, key=lambda s: s.updated_at or "", reverse=True)
+
+    async def _resume_id(self, wanted: str) -> str:
+        if wanted != "last":
+            return wanted
+        sessions = await self._sessions()
+        if not sessions:
+            raise NoSession(f"no session to resume in {self.options.cwd}")
+        return str(sessions[0].session_id)
+
+    async def _list(self) -> int:
+        assert self.acp is not None
+        await self.acp.initialize()
+        sessions = await self._sessions()
+        if self.options.json:
+            for info in sessions:
+                print(json.dumps(dump(info), ensure_ascii=False), flush=True)
+            return 0
+        if not sessions:
+            self.renderer.info(f"no sessions in {self.options.cwd}")
+        for info in sessions:
+            print(f"{info.session_id}  {info.updated_at or '':<32}  {info.title or ''}".rstrip(), flush=True)
+        return 0
+
     async def _turn(self, text: str) -> str:
         """Send one prompt; returns its stop reason, or ``"error"``."""
-        assert self.conn is not None
-        from acp import RequestError, text_block
+        assert self.acp is not None
+        from acp import RequestError
 
         self.cancel_sent = False
-        self.turn = asyncio.ensure_future(
-            self._request(self.conn.prompt(session_id=self.session_id, prompt=[text_block(text)]))
-        )
+        self.turn = asyncio.ensure_future(self.acp.prompt(self.session_id, text))
         try:
             response = await self.turn
         except RequestError as exc:
@@ -317,7 +275,7 @@ class Chat:
         if name in ("exit", "quit"):
             raise EOFError
         if name == "mode" and self.modes is not None:
-            assert self.conn is not None
+            assert self.acp is not None
             from acp import RequestError
 
             available = [m.id for m in self.modes.available_modes]
@@ -325,7 +283,7 @@ class Chat:
                 self.renderer.info(f"mode: {self.modes.current_mode_id} (available: {', '.join(available)})")
                 return True
             try:
-                await self._request(self.conn.set_session_mode(session_id=self.session_id, mode_id=argument.strip()))
+                await self.acp.set_mode(self.session_id, argument.strip())
             except RequestError as exc:
                 self.renderer.error(f"error: {_describe(exc)}")
                 return True
@@ -336,7 +294,9 @@ class Chat:
 
     async def _interactive(self) -> int:
         assert self.lines is not None
-        self.renderer.info("langacp chat · Ctrl-C cancels a running answer · Ctrl-C at the prompt or Ctrl-D exits")
+        self.renderer.info(
+            "langacp chat · Ctrl-C cancels a running answer · /exit, Ctrl-D or Ctrl-C at the prompt exits"
+        )
         while True:
             self._show_prompt("> ")
             line = await self.lines.readline()
@@ -370,13 +330,18 @@ class Chat:
             from acp import RequestError
 
             try:
+                if self.options.list_sessions:
+                    return await self._list()
                 await self._open()
                 if self.options.prompt is not None:
                     stop_reason = await self._turn(self.options.prompt)
                     return EXIT_CODES.get(stop_reason, 1)
                 return await self._interactive()
-            except AgentExited:
-                await self._report_exit()
+            except AgentExited as exc:
+                self._report_exit(exc)
+                return 1
+            except NoSession as exc:
+                self.renderer.error(str(exc))
                 return 1
             except RequestError as exc:
                 self.renderer.error(f"error: {_describe(exc)}")
@@ -390,7 +355,8 @@ class Chat:
                 loop.remove_signal_handler(signal.SIGINT)
             if self.lines is not None:
                 self.lines.close()
-            await self._stop_agent()
+            if self.acp is not None:
+                await self.acp.close()
 
 
 def _choose(answer: str, options: list[PermissionOption]) -> PermissionOption | None:

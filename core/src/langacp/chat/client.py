@@ -1,65 +1,71 @@
-"""The ACP client object of ``langacp chat``: renders updates, answers permission requests."""
+"""What ``langacp chat`` plugs into :class:`~langacp.client.AcpConnection`: a handler that renders
+every update and permission request, and a permission policy that asks the user (or answers
+``--yes`` / ``--no``)."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Literal
 
+from langacp.client.policy import PermissionPolicy, PermissionRecord, PermissionRequest
+
 if TYPE_CHECKING:
-    from acp.schema import PermissionOption, RequestPermissionResponse, ToolCallUpdate
+    from acp.schema import ClientCapabilities, PermissionOption
 
     from langacp.chat.render import Renderer
 
-__all__ = ["AnswerPolicy", "Ask", "ChatClient", "pick_option"]
+__all__ = ["AnswerPolicy", "Ask", "ChatHandler", "chat_policy"]
 
 AnswerPolicy = Literal["ask", "yes", "no"]
 Ask = Callable[[list["PermissionOption"]], Awaitable["PermissionOption | None"]]
 """Asks the user to choose among the offered options (``None``: cancelled)."""
 
-ALLOW_KINDS = ("allow_once", "allow_always")
-REJECT_KINDS = ("reject_once", "reject_always")
 
+class ChatHandler:
+    """Renders updates and permission requests; serves no fs or terminal (the agent does its own)."""
 
-def pick_option(options: list[PermissionOption], kinds: tuple[str, ...]) -> PermissionOption | None:
-    """The first offered option of the first kind in ``kinds`` that the agent offered."""
-    for kind in kinds:
-        for option in options:
-            if option.kind == kind:
-                return option
-    return None
-
-
-class ChatClient:
-    """Shows every ``session/update``; answers ``session/request_permission`` by ``policy``.
-
-    ``policy`` ``"yes"`` / ``"no"`` picks an allow / reject option the agent offered; ``"ask"``
-    calls ``ask`` (or rejects, saying so, when there is no one to ask).
-    """
-
-    def __init__(self, renderer: Renderer, policy: AnswerPolicy = "ask", ask: Ask | None = None) -> None:
+    def __init__(self, renderer: Renderer) -> None:
         self.renderer = renderer
-        self.policy = policy
-        self.ask = ask
+        self.how = ""
+        """Why the last permission was answered as it was (``--yes``, …), shown with the answer."""
+        self._requests: dict[str, PermissionRequest] = {}
 
-    async def session_update(self, session_id: str, update: Any, **_: Any) -> None:
+    @property
+    def client_capabilities(self) -> ClientCapabilities:
+        from acp.schema import ClientCapabilities
+
+        return ClientCapabilities()
+
+    def on_update(self, session_id: str, update: Any) -> None:
         self.renderer.update(session_id, update)
 
-    async def request_permission(
-        self, options: list[PermissionOption], session_id: str, tool_call: ToolCallUpdate, **_: Any
-    ) -> RequestPermissionResponse:
-        self.renderer.permission(tool_call, options)
-        how = ""
-        if self.policy == "yes":
-            option, how = pick_option(options, ALLOW_KINDS), "--yes"
-        elif self.policy == "no":
-            option, how = pick_option(options, REJECT_KINDS), "--no"
-        elif self.ask is not None:
-            option = await self.ask(options)
-        else:
-            option, how = pick_option(options, REJECT_KINDS), "no terminal to ask: pass --yes or --no"
-        self.renderer.permission_answer(tool_call, option, how)
-        from acp.schema import AllowedOutcome, DeniedOutcome, RequestPermissionResponse
+    def on_permission_request(self, request: PermissionRequest) -> None:
+        self._requests[request.tool_call.tool_call_id] = request
+        self.renderer.permission(request.tool_call, request.options)
 
-        if option is None:
-            return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
-        return RequestPermissionResponse(outcome=AllowedOutcome(outcome="selected", option_id=option.option_id))
+    def on_permission_result(self, record: PermissionRecord) -> None:
+        request = self._requests.pop(record.tool_call_id, None)
+        if request is None:
+            return
+        option = next((o for o in request.options if o.option_id == record.option_id), None)
+        self.renderer.permission_answer(request.tool_call, option, self.how)
+
+
+def chat_policy(answer: AnswerPolicy, handler: ChatHandler, ask: Ask | None) -> PermissionPolicy:
+    """``yes`` / ``no`` pick an allow / reject option; ``ask`` asks (or rejects, saying so, with no one to ask)."""
+
+    async def decide(request: PermissionRequest) -> str | None:
+        if answer == "yes":
+            handler.how = "--yes"
+            return "allow"
+        if answer == "no":
+            handler.how = "--no"
+            return "reject"
+        if ask is None:
+            handler.how = "no terminal to ask: pass --yes or --no"
+            return "reject"
+        handler.how = ""
+        option = await ask(request.options)
+        return option.option_id if option is not None else None
+
+    return PermissionPolicy(ask_else=decide)

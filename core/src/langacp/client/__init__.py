@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from langacp.client.recording import RecordingHandler, load_activity
     from langacp.client.router import CallbackRouter
     from langacp.client.testing_client import RecordingClient, spawn_agent, update_text
+    from langacp.client.tool import AcpAgentTool, acp_agent_tool, acp_node
 
 _WHERE = {
     "AcpConnection": "connection",
@@ -44,9 +45,13 @@ _WHERE = {
     "RecordingClient": "testing_client",
     "spawn_agent": "testing_client",
     "update_text": "testing_client",
+    "AcpAgentTool": "tool",
+    "acp_agent_tool": "tool",
+    "acp_node": "tool",
 }
 
 __all__ = [
+    "AcpAgentTool",
     "AcpConnection",
     "AgentExited",
     "CallbackRouter",
@@ -59,6 +64,8 @@ __all__ = [
     "PromptStream",
     "RecordingClient",
     "RecordingHandler",
+    "acp_agent_tool",
+    "acp_node",
     "load_activity",
     "spawn_agent",
     "update_text",

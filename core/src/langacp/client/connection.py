@@ -21,23 +21,25 @@ import signal
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
-
-from acp import text_block
-from acp.client.connection import ClientSideConnection
-from acp.schema import (
-    ClientCapabilities,
-    Implementation,
-    InitializeResponse,
-    ListSessionsResponse,
-    LoadSessionResponse,
-    NewSessionResponse,
-    PromptResponse,
-    SessionNotification,
-)
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from langacp.client.policy import PermissionPolicy
 from langacp.client.router import CallbackRouter, Listener
+
+if TYPE_CHECKING:
+    from acp.client.connection import ClientSideConnection
+    from acp.schema import (
+        ClientCapabilities,
+        Implementation,
+        InitializeResponse,
+        ListSessionsResponse,
+        LoadSessionResponse,
+        NewSessionResponse,
+        PromptResponse,
+        SessionNotification,
+    )
+
+# The ACP SDK (~1 s to import) is imported once the agent is spawned, so both start at once.
 
 __all__ = ["STDIO_LIMIT", "AcpConnection", "AgentExited", "PromptResult", "PromptStream", "prompt_blocks"]
 
@@ -48,11 +50,6 @@ STDIO_LIMIT = 50 * 1024 * 1024
 STDERR_LINES = 200
 CANCEL_GRACE = 30.0
 """Seconds a new prompt waits for a cancelled turn of its session to end (the agent answers it first)."""
-
-
-def _consume(future: asyncio.Future[Any]) -> None:
-    if not future.cancelled():
-        future.exception()  # retrieved: a cancelled turn's error is not worth a warning
 
 
 class AgentExited(ConnectionError):
@@ -82,6 +79,8 @@ class PromptResult:
 
 def prompt_blocks(prompt: str | Sequence[Any]) -> list[Any]:
     """A prompt as ACP content blocks (a string becomes one text block)."""
+    from acp import text_block
+
     return [text_block(prompt)] if isinstance(prompt, str) else list(prompt)
 
 
@@ -174,6 +173,8 @@ class AcpConnection:
         assert self.process.stdin is not None and self.process.stdout is not None
         self._exited = asyncio.ensure_future(self.process.wait())
         self._drain = asyncio.ensure_future(self._drain_stderr())
+        from acp.client.connection import ClientSideConnection
+
         self._conn = ClientSideConnection(
             self.router,  # type: ignore[arg-type] # an acp.Client by protocol
             self.process.stdin,
@@ -236,6 +237,8 @@ class AcpConnection:
     ) -> InitializeResponse:
         """``initialize``, declaring the handler's capabilities unless ``client_capabilities`` is given."""
         if self.client_info is None:
+            from acp.schema import Implementation
+
             from langacp import __version__
 
             self.client_info = Implementation(name="langacp-client", title="langacp client", version=__version__)
@@ -327,7 +330,7 @@ class AcpConnection:
                 response = await asyncio.shield(turn)
             except asyncio.CancelledError:
                 if not turn.done() and self.running:
-                    turn.add_done_callback(_consume)
+                    turn.add_done_callback(lambda done: self._ended_late(session_id, done))
                     with contextlib.suppress(Exception):
                         await asyncio.shield(self.cancel(session_id))
                 raise
@@ -344,6 +347,14 @@ class AcpConnection:
             thought="".join(_text(u, "agent_thought_chunk") for u in updates),
             updates=updates,
         )
+
+    def _ended_late(self, session_id: str, turn: asyncio.Future[PromptResponse]) -> None:
+        """A turn whose caller was cancelled ended: the handler still hears how."""
+        if turn.cancelled() or turn.exception() is not None:
+            return
+        on_end = getattr(self.router.handler, "on_prompt_end", None)
+        if on_end is not None:
+            on_end(session_id, str(turn.result().stop_reason))
 
     def stream_prompt(self, session_id: str, prompt: str | Sequence[Any]) -> PromptStream:
         """Send a prompt; iterate over its ``SessionNotification`` objects as they arrive.

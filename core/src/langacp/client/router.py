@@ -13,28 +13,31 @@ from __future__ import annotations
 import inspect
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from acp import RequestError
-from acp.schema import (
-    AllowedOutcome,
-    ClientCapabilities,
-    DeniedOutcome,
-    PermissionOption,
-    RequestPermissionResponse,
-    SessionNotification,
-    ToolCallUpdate,
-)
-
-from langacp.client.local import LocalHandler
 from langacp.client.policy import PermissionPolicy, PermissionRecord, PermissionRequest, answer_record
+
+if TYPE_CHECKING:
+    from acp.schema import (
+        ClientCapabilities,
+        PermissionOption,
+        RequestPermissionResponse,
+        SessionNotification,
+        ToolCallUpdate,
+    )
 
 __all__ = ["CallbackRouter", "Listener"]
 
 log = logging.getLogger(__name__)
 
-Listener = Callable[[SessionNotification], Awaitable[None] | None]
+Listener = Callable[["SessionNotification"], Awaitable[None] | None]
 """Called with every ``session/update`` of a session (or of all sessions)."""
+
+
+def _not_found(method: str) -> Exception:
+    from acp import RequestError
+
+    return RequestError.method_not_found(method)
 
 
 def _call(handler: Any, name: str, *args: Any) -> Any:
@@ -46,7 +49,11 @@ class CallbackRouter:
     """Routes one connection's client-side callbacks (see the module docstring)."""
 
     def __init__(self, handler: Any = None, permission_policy: PermissionPolicy | None = None) -> None:
-        self.handler = handler if handler is not None else LocalHandler()
+        if handler is None:
+            from langacp.client.local import LocalHandler
+
+            handler = LocalHandler()
+        self.handler = handler
         self.policy = permission_policy if permission_policy is not None else PermissionPolicy()
         self.upstream: Any = None
         self.upstream_capabilities: ClientCapabilities | None = None
@@ -57,6 +64,8 @@ class CallbackRouter:
 
     def attach(self, upstream: Any, capabilities: ClientCapabilities | None = None) -> None:
         """Send updates, permission requests and (as declared) fs/terminal calls to ``upstream``."""
+        from acp.schema import ClientCapabilities
+
         self.upstream = upstream
         self.upstream_capabilities = capabilities or ClientCapabilities()
 
@@ -80,12 +89,16 @@ class CallbackRouter:
     @property
     def client_capabilities(self) -> ClientCapabilities:
         """What ``initialize`` declares: the handler's capabilities."""
+        from acp.schema import ClientCapabilities
+
         caps = getattr(self.handler, "client_capabilities", None)
         return caps if isinstance(caps, ClientCapabilities) else ClientCapabilities()
 
     # -- acp.Client ------------------------------------------------------------------------------
 
     async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
+        from acp.schema import SessionNotification
+
         note = SessionNotification(session_id=session_id, update=update, field_meta=kwargs or None)
         _call(self.handler, "on_update", session_id, update)
         for key in (session_id, None):
@@ -103,6 +116,8 @@ class CallbackRouter:
     async def request_permission(
         self, options: list[PermissionOption], session_id: str, tool_call: ToolCallUpdate, **kwargs: Any
     ) -> RequestPermissionResponse:
+        from acp.schema import AllowedOutcome, DeniedOutcome, RequestPermissionResponse
+
         request = PermissionRequest(session_id, tool_call, options)
         _call(self.handler, "on_permission_request", request)
         record = await self._decide(request, kwargs)
@@ -145,7 +160,7 @@ class CallbackRouter:
         target = self._target(capability)
         function = getattr(target, method, None)
         if function is None:
-            raise RequestError.method_not_found(method)
+            raise _not_found(method)
         return await function(**params)
 
     async def read_text_file(self, session_id: str, path: str, **kwargs: Any) -> Any:
@@ -159,7 +174,7 @@ class CallbackRouter:
     async def create_terminal(self, session_id: str, command: str, **kwargs: Any) -> Any:
         target = self._target("terminal")
         if getattr(target, "create_terminal", None) is None:
-            raise RequestError.method_not_found("terminal/create")
+            raise _not_found("terminal/create")
         response = await target.create_terminal(session_id=session_id, command=command, **kwargs)
         self._terminals[response.terminal_id] = target  # it stays where it was created
         return response
@@ -168,7 +183,7 @@ class CallbackRouter:
         target = self._terminals.get(terminal_id, self.handler)
         function = getattr(target, method, None)
         if function is None:
-            raise RequestError.method_not_found(method)
+            raise _not_found(method)
         return await function(session_id=session_id, terminal_id=terminal_id, **kwargs)
 
     async def terminal_output(self, session_id: str, terminal_id: str, **kwargs: Any) -> Any:
@@ -190,7 +205,7 @@ class CallbackRouter:
             function = getattr(target, "ext_method", None) if target is not None else None
             if function is not None:
                 return dict(await function(method, params))
-        raise RequestError.method_not_found(f"_{method}")
+        raise _not_found(f"_{method}")
 
     async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
         for target in (self.upstream, self.handler):

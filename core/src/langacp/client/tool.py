@@ -1,0 +1,318 @@
+"""An ACP agent as a LangChain tool (:func:`acp_agent_tool`) or a LangGraph node (:func:`acp_node`).
+
+The tool sends its ``prompt`` argument to the agent and returns the agent's whole answer;
+cancelling the tool call cancels the agent's turn (``session/cancel``).
+
+Inside an agent that langacp serves, pass the session (``session=setup.session`` in a
+per-session factory, the public :class:`~langacp.SessionContext`) and the editor sees the
+sub-agent's work **nested under the tool call that runs it**: its text as the tool call's
+content, its own tool calls as tool calls whose id is ``PARENT/ID``, each carrying
+``_meta.parentToolCallId`` (as Claude's ACP adapter does with ``parentToolUseId`` and
+fast-agent with ``parentToolCallId``); its permission requests are asked of the editor. The
+sub-agent's notifications are also written to LangGraph's custom stream
+(``stream_mode="custom"``) as ``{"acp_agent": NAME, "notification": SessionNotification}``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import time
+from collections.abc import Callable, Mapping, Sequence
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from langchain_core.tools import BaseTool
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+
+from langacp.client.connection import AcpConnection
+from langacp.client.manager import ConnectionManager
+from langacp.client.policy import AskAnswer, PermissionPolicy, PermissionRequest
+
+__all__ = ["AcpAgentTool", "AgentSpec", "acp_agent_tool", "acp_node"]
+
+PARENT_META = "parentToolCallId"
+FLUSH_SECONDS = 0.1
+"""How often the sub-agent's growing text is sent to the editor (not once per token)."""
+
+
+@dataclass
+class AgentSpec:
+    """How to start an ACP agent, and how to answer it."""
+
+    name: str
+    command: Sequence[str]
+    cwd: str | Path | None = None
+    env: Mapping[str, str] | None = None
+    handler: Any = None
+    permission_policy: PermissionPolicy | None = None
+    manager: ConnectionManager = field(default_factory=ConnectionManager)
+
+    async def connect(self, ask_else: Any = None) -> AcpConnection:
+        policy = self.permission_policy or PermissionPolicy()
+        if ask_else is not None:
+            policy = PermissionPolicy(
+                allow=policy.allow, deny=policy.deny, ask_else=ask_else, decisions=policy.decisions
+            )
+        return await self.manager.connect(
+            self.name,
+            command=self.command[0],
+            args=list(self.command[1:]),
+            cwd=self.cwd,
+            env=self.env,
+            handler=self.handler,
+            permission_policy=policy,
+        )
+
+
+@dataclass
+class _Route:
+    """Where a sub-agent session's work is shown: the parent session and tool call."""
+
+    session: Any
+    parent_id: str
+    text: list[str] = field(default_factory=list)
+    flushed_at: float = 0.0
+    flush: asyncio.TimerHandle | None = None
+    sent: int = 0
+
+
+class AcpAgentInput(BaseModel):
+    prompt: str = Field(description="The task or question for the agent, with everything it needs to know.")
+
+
+_CALL_ID: ContextVar[str | None] = ContextVar("langacp_acp_agent_tool_call_id", default=None)
+
+
+class AcpAgentTool(BaseTool):
+    """A LangChain tool that delegates to an ACP agent (see :func:`acp_agent_tool`)."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    args_schema: type[BaseModel] = AcpAgentInput
+    spec: AgentSpec
+    session: Any = None
+    """The langacp session this tool runs in (``setup.session``): forwards progress and permissions."""
+    new_session_per_call: bool = False
+    """A fresh sub-agent session per call (default: one conversation across calls)."""
+    _session_id: str | None = PrivateAttr(default=None)
+    _routes: dict[str, _Route] = PrivateAttr(default_factory=dict)
+    _lock: asyncio.Lock | None = PrivateAttr(default=None)
+
+    def _run(self, *args: Any, **kwargs: Any) -> str:
+        raise NotImplementedError("acp_agent_tool is async: use ainvoke / an async graph")
+
+    async def arun(self, tool_input: Any, *args: Any, **kwargs: Any) -> Any:
+        # The model's tool call id, when called with a ToolCall (as agents do): the parent of nested updates.
+        token = _CALL_ID.set(kwargs.get("tool_call_id"))
+        try:
+            return await super().arun(tool_input, *args, **kwargs)
+        finally:
+            _CALL_ID.reset(token)
+
+    async def _arun(self, prompt: str, **_: Any) -> str:
+        tool_call_id = _CALL_ID.get()
+        conn = await self.spec.connect(ask_else=self._ask_else)
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        async with self._lock:  # one turn at a time in the shared session
+            session_id = await self._open(conn)
+            route = _Route(self.session, tool_call_id) if self.session is not None and tool_call_id else None
+            if route is not None:
+                self._routes[session_id] = route
+            remove = conn.add_listener(self._forwarder(route), session_id)
+            try:
+                result = await conn.prompt(session_id, prompt)
+            finally:
+                remove()
+                if route is not None:
+                    self._routes.pop(session_id, None)
+                    await self._flush(route)
+        if result.stop_reason != "end_turn":
+            return f"{result.text}\n[the agent stopped: {result.stop_reason}]".strip()
+        return result.text
+
+    async def _open(self, conn: AcpConnection) -> str:
+        if self._session_id is not None and not self.new_session_per_call and self._session_id in conn.sessions:
+            return self._session_id
+        cwd = self.spec.cwd or getattr(self.session, "cwd", None) or Path.cwd()
+        self._session_id = (await conn.new_session(cwd)).session_id
+        return self._session_id
+
+    async def aclose(self) -> None:
+        """End the sub-agent process."""
+        await self.spec.manager.dispose_all()
+
+    # -- forwarding to the parent session ----------------------------------------------------
+
+    def _forwarder(self, route: _Route | None) -> Callable[[Any], Any]:
+        writer = _stream_writer()
+        name = self.name
+
+        async def forward(note: Any) -> None:
+            if writer is not None:
+                writer({"acp_agent": name, "notification": note})
+            if route is None or route.session.send_update is None:
+                return
+            update = note.update
+            kind = update.session_update
+            if kind == "agent_message_chunk":
+                text = getattr(update.content, "text", None)
+                if isinstance(text, str):
+                    route.text.append(text)
+                    self._schedule(route)
+            elif kind in ("tool_call", "tool_call_update"):
+                nested = update.model_copy(
+                    update={"tool_call_id": f"{route.parent_id}/{update.tool_call_id}", "field_meta": _meta(route)}
+                )
+                await route.session.send_update(nested)
+
+        return forward
+
+    def _schedule(self, route: _Route) -> None:
+        if route.flush is not None:
+            return
+        wait = max(0.0, route.flushed_at + FLUSH_SECONDS - time.monotonic())
+        loop = asyncio.get_running_loop()
+        route.flush = loop.call_later(wait, lambda: asyncio.ensure_future(self._flush(route)))
+
+    async def _flush(self, route: _Route) -> None:
+        if route.flush is not None:
+            route.flush.cancel()
+            route.flush = None
+        route.flushed_at = time.monotonic()
+        if len(route.text) == route.sent or route.session.send_update is None:
+            return
+        from acp import text_block, tool_content, update_tool_call
+
+        route.sent = len(route.text)
+        update = update_tool_call(route.parent_id, content=[tool_content(text_block("".join(route.text)))])
+        update.field_meta = _meta(route)
+        with contextlib.suppress(Exception):  # a closed parent session must not fail the tool
+            await route.session.send_update(update)
+
+    async def _ask_else(self, request: PermissionRequest) -> AskAnswer:
+        """A request no rule decided: ask the parent's editor, else the spec's fallback."""
+        route = self._routes.get(request.session_id)
+        client = getattr(route.session, "client", None) if route is not None else None
+        if route is None or client is None:
+            fallback = (self.spec.permission_policy or PermissionPolicy()).ask_else
+            if callable(fallback):
+                answer = fallback(request)
+                return await answer if inspect.isawaitable(answer) else answer
+            return fallback
+        call = request.tool_call.model_copy(
+            update={"tool_call_id": f"{route.parent_id}/{request.tool_call.tool_call_id}", "field_meta": _meta(route)}
+        )
+        response = await client.request_permission(
+            options=request.options, session_id=route.session.session_id, tool_call=call
+        )
+        outcome = response.outcome
+        return getattr(outcome, "option_id", None) if outcome.outcome == "selected" else None
+
+
+def _meta(route: _Route) -> dict[str, Any]:
+    return {PARENT_META: route.parent_id}
+
+
+def _stream_writer() -> Callable[[Any], None] | None:
+    """LangGraph's custom stream writer when running inside a graph, else ``None``."""
+    try:
+        from langgraph.config import get_stream_writer
+
+        return get_stream_writer()
+    except (ImportError, RuntimeError, KeyError):  # not inside a graph run
+        return None
+
+
+def acp_agent_tool(
+    name: str,
+    *,
+    command: Sequence[str],
+    description: str,
+    cwd: str | Path | None = None,
+    env: Mapping[str, str] | None = None,
+    handler: Any = None,
+    permission_policy: PermissionPolicy | None = None,
+    session: Any = None,
+    manager: ConnectionManager | None = None,
+    new_session_per_call: bool = False,
+) -> AcpAgentTool:
+    """A LangChain tool named ``name`` that sends its ``prompt`` to the ACP agent ``command``.
+
+    The agent is spawned on first use (and reused; ``manager`` shares connections between
+    tools). ``permission_policy`` answers its permission requests; what no rule decides is
+    asked of the editor when ``session`` (the langacp session, ``setup.session``) is given,
+    else answered by the policy's ``ask_else``.
+    """
+    spec = AgentSpec(name, list(command), cwd, env, handler, permission_policy, manager or ConnectionManager())
+    return AcpAgentTool(
+        name=name, description=description, spec=spec, session=session, new_session_per_call=new_session_per_call
+    )
+
+
+def acp_node(
+    name: str,
+    *,
+    command: Sequence[str],
+    cwd: str | Path | None = None,
+    env: Mapping[str, str] | None = None,
+    handler: Any = None,
+    permission_policy: PermissionPolicy | None = None,
+    manager: ConnectionManager | None = None,
+    input_key: str = "messages",
+    output_key: str = "messages",
+) -> Callable[[Mapping[str, Any]], Any]:
+    """A LangGraph node that sends ``state[input_key]`` (text, or the last message's text) to an ACP agent.
+
+    It returns ``{output_key: [AIMessage(answer, name=name)]}`` when ``output_key`` is
+    ``"messages"``, else ``{output_key: answer}``. One sub-agent session per graph thread.
+    """
+    spec = AgentSpec(name, list(command), cwd, env, handler, permission_policy, manager or ConnectionManager())
+    sessions: dict[str, str] = {}
+
+    async def node(state: Mapping[str, Any]) -> dict[str, Any]:
+        from langchain_core.messages import AIMessage, BaseMessage
+
+        value = state[input_key]
+        if isinstance(value, (list, tuple)):
+            last = value[-1]
+            text = last.text if isinstance(last, BaseMessage) else str(last)
+        else:
+            text = str(value)
+        conn = await spec.connect()
+        thread = _thread_id()
+        session_id = sessions.get(thread)
+        if session_id is None or session_id not in conn.sessions:
+            session_id = (await conn.new_session(spec.cwd or Path.cwd())).session_id
+            sessions[thread] = session_id
+        writer = _stream_writer()
+        remove = conn.add_listener(
+            (lambda note: writer({"acp_agent": name, "notification": note}))
+            if writer is not None
+            else (lambda _: None),
+            session_id,
+        )
+        try:
+            result = await conn.prompt(session_id, text)
+        finally:
+            remove()
+        if output_key == "messages":
+            return {output_key: [AIMessage(content=result.text, name=name)]}
+        return {output_key: result.text}
+
+    node.__name__ = name
+    node.manager = spec.manager  # type: ignore[attr-defined] # so a caller can dispose of it
+    return node
+
+
+def _thread_id() -> str:
+    try:
+        from langgraph.config import get_config
+
+        return str((get_config().get("configurable") or {}).get("thread_id") or "")
+    except (ImportError, RuntimeError, KeyError):
+        return ""

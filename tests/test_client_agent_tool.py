@@ -1,0 +1,150 @@
+"""acp_agent_tool inside a langacp-served agent: a sub-agent (``langacp serve`` with
+langacp-permissions) whose progress reaches the editor nested under the parent tool call, whose
+permission requests the editor answers, and whose turn is cancelled with the parent's."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from langacp.client import RecordingClient, load_activity
+from langacp.testing.harness import serve
+
+pytestmark = pytest.mark.asyncio
+
+PARENT = """
+import os, sys
+from langacp.client import RecordingHandler, acp_agent_tool
+from langacp.testing.agent import TOOLS, make_model
+
+SUB = [sys.executable, "-m", "langacp.cli", "serve", "langacp.testing.agent:agent", "-p", "permissions"]
+
+
+def agent(setup):
+    helper = acp_agent_tool(
+        "helper",
+        command=SUB,
+        description="Delegate a task to the helper agent.",
+        handler=RecordingHandler(os.environ["SUB_ACTIVITY"]),
+        session=setup.session,
+    )
+    return setup.create_agent(make_model(), tools=[*TOOLS, helper])
+"""
+
+
+def _delegate(prompt: str) -> str:
+    return "tool helper " + json.dumps({"prompt": prompt})
+
+
+def _meta(update: Any) -> dict[str, Any]:
+    return dict(update.field_meta or {})
+
+
+@pytest.fixture
+def parent(tmp_path: Path) -> Path:
+    path = tmp_path / "parent_agent.py"
+    path.write_text(PARENT)
+    return path
+
+
+async def test_sub_agent_text_is_nested_under_the_tool_call(parent: Path, tmp_path: Path) -> None:
+    env = {"SUB_ACTIVITY": str(tmp_path / "sub.jsonl")}
+    async with serve(f"{parent}:agent", env=env, cwd=tmp_path) as agent:
+        sid = await agent.start()
+        assert await agent.prompt(sid, _delegate("long 40")) == "end_turn"
+        [start] = agent.client.of(sid, "tool_call")
+        assert start.title == "helper"
+        nested = [u for u in agent.client.of(sid, "tool_call_update") if _meta(u).get("parentToolCallId")]
+        assert nested and all(u.tool_call_id == start.tool_call_id for u in nested)
+        assert {_meta(u)["parentToolCallId"] for u in nested} == {start.tool_call_id}
+        answer = "".join(f"w{i} " for i in range(40))
+        assert nested[-1].content[0].content.text == answer  # the whole text, sent as it grew
+        assert len(nested) < 40  # not one update per token
+        assert agent.client.text(sid) == f"done: {answer}"
+    activity = load_activity(tmp_path / "sub.jsonl")
+    assert [e["type"] for e in activity if e["type"] in ("prompt:sent", "message:complete")] == [
+        "prompt:sent",
+        "message:complete",
+    ]
+
+
+async def test_sub_agent_tool_calls_and_permissions_reach_the_editor(parent: Path, tmp_path: Path) -> None:
+    env = {"SUB_ACTIVITY": str(tmp_path / "sub.jsonl")}
+    client = RecordingClient(answer="allow_once")
+    async with serve(f"{parent}:agent", env=env, cwd=tmp_path, client=client) as agent:
+        sid = await agent.start()
+        assert await agent.prompt(sid, _delegate('tool add {"a": 1, "b": 2}')) == "end_turn"
+        parent_id = next(u.tool_call_id for u in client.of(sid, "tool_call") if u.title == "helper")
+        sub_calls = [u for u in client.of(sid, "tool_call") if u.tool_call_id.startswith(parent_id + "/")]
+        assert [u.title for u in sub_calls] == ["add"]
+        assert _meta(sub_calls[0]) == {"parentToolCallId": parent_id}
+        sub_done = [
+            u
+            for u in client.of(sid, "tool_call_update")
+            if u.tool_call_id == sub_calls[0].tool_call_id and u.status == "completed"
+        ]
+        assert sub_done
+        [request] = client.permission_requests
+        assert request.session_id == sid
+        assert request.tool_call.tool_call_id == sub_calls[0].tool_call_id
+        assert request.tool_call.title == "add" and _meta(request.tool_call) == {"parentToolCallId": parent_id}
+        assert client.text(sid) == "done: done: 3"  # the sub-agent ran add after the editor allowed it
+        # rejected in the editor: the sub-agent's tool does not run
+        client.answer = "reject_once"
+        assert await agent.prompt(sid, _delegate('tool add {"a": 5, "b": 5}')) == "end_turn"
+        assert "10" not in client.text(sid).split("done: done: 3", 1)[1]
+    results = [e for e in load_activity(tmp_path / "sub.jsonl") if e["type"] == "permission:result"]
+    assert [(e["decision"], e["source"]) for e in results] == [("allow", "ask_else"), ("reject", "ask_else")]
+
+
+async def test_cancelling_the_parent_cancels_the_sub_agent(parent: Path, tmp_path: Path) -> None:
+    activity = tmp_path / "sub.jsonl"
+    async with serve(f"{parent}:agent", env={"SUB_ACTIVITY": str(activity)}, cwd=tmp_path) as agent:
+        sid = await agent.start()
+        turn = asyncio.ensure_future(agent.prompt(sid, _delegate("slow 60")))
+
+        def sub_tool_started(updates: list[tuple[str, Any]]) -> bool:
+            return any(u.session_update == "tool_call" and "/" in u.tool_call_id for _, u in updates)
+
+        await agent.client.wait_for(sub_tool_started, timeout=60)
+        started = time.monotonic()
+        await agent.conn.cancel(session_id=sid)
+        assert await asyncio.wait_for(turn, 30) == "cancelled"
+        assert time.monotonic() - started < 20
+        deadline = time.monotonic() + 20
+        ended: list[dict[str, Any]] = []
+        while time.monotonic() < deadline and not ended:  # the sub-agent's turn ends, cancelled
+            await asyncio.sleep(0.2)
+            if activity.exists():
+                ended = [e for e in load_activity(activity) if e["type"] == "message:complete"]
+        assert [e["stopReason"] for e in ended] == ["cancelled"]
+        assert agent.stderr().count("Traceback") == 0, agent.stderr()
+
+
+async def test_tool_without_a_session_answers_by_its_policy(tmp_path: Path) -> None:
+    from langacp.client import PermissionPolicy, acp_agent_tool
+
+    command = [sys.executable, "-m", "langacp.cli", "serve", "langacp.testing.agent:agent", "-p", "permissions"]
+    policy = PermissionPolicy(deny=["add"])
+    env = {"LANGACP_DISABLE_PLUGIN_AUTOLOAD": "1", "XDG_DATA_HOME": str(tmp_path / "data")}
+    tool = acp_agent_tool("helper", command=command, description="d", permission_policy=policy, cwd=tmp_path, env=env)
+
+    try:
+        first = await tool.ainvoke({"prompt": "echo plain call"})
+        call = {"type": "tool_call", "id": "c1", "name": "helper", "args": {"prompt": 'tool add {"a": 1, "b": 1}'}}
+        second = await tool.ainvoke(call)
+        pid = tool.spec.manager.get("helper").process.pid  # type: ignore[union-attr]
+    finally:
+        await tool.aclose()
+    assert first == "plain call"
+    assert "declined" in second.content and "done: 2" not in second.content
+    with pytest.raises(ProcessLookupError):
+        os.killpg(pid, 0)
+    assert [(d.title, d.decision, d.source) for d in policy.decisions] == [("add", "reject", "policy")]
