@@ -114,6 +114,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--resume", metavar="ID|last", help="continue session ID, or the last one of this directory (session/load)"
     )
 
+    attach = sub.add_parser(
+        "attach",
+        help="attach to an agent a langacp.client Gateway runs (what an editor runs)",
+        description="Pipe stdin/stdout to the Unix socket of connection NAME of a running "
+        "langacp.client Gateway, so an editor can use it as its agent command: it sees the agent's "
+        "updates, answers its permission requests and serves its fs / terminal calls until it exits.",
+    )
+    attach.add_argument("name", metavar="NAME", help="the connection's name in the ConnectionManager")
+    attach.add_argument("--dir", help="the gateway's socket directory (default: $XDG_RUNTIME_DIR/langacp)")
+
     completion = sub.add_parser(
         "completion",
         help="print a shell completion script",
@@ -162,6 +172,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _chat(args)
     if args.command == "editors":
         return _editors(args)
+    if args.command == "attach":
+        return _attach(args)
     if args.command == "completion":
         from langacp.completion import completion_script
 
@@ -258,6 +270,19 @@ def _editors(args: argparse.Namespace) -> int:
         print(f"langacp editors: {exc}", file=sys.stderr)
         return 2
     return 0
+
+
+def _attach(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from langacp.client.gateway import attach, socket_path
+
+    try:
+        path = socket_path(args.name, args.dir)
+    except ValueError as exc:
+        print(f"langacp attach: {exc}", file=sys.stderr)
+        return 2
+    return asyncio.run(attach(path))
 
 
 def _check_default_model() -> str | None:

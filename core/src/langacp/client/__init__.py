@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from langacp.client.connection import AcpConnection, AgentExited, PromptResult, PromptStream
+    from langacp.client.gateway import Gateway, socket_path
     from langacp.client.local import LocalHandler
     from langacp.client.manager import ConnectionManager
     from langacp.client.policy import PermissionPolicy, PermissionRecord, PermissionRequest
@@ -34,6 +35,8 @@ _WHERE = {
     "AgentExited": "connection",
     "PromptResult": "connection",
     "PromptStream": "connection",
+    "Gateway": "gateway",
+    "socket_path": "gateway",
     "LocalHandler": "local",
     "ConnectionManager": "manager",
     "PermissionPolicy": "policy",
@@ -56,6 +59,7 @@ __all__ = [
     "AgentExited",
     "CallbackRouter",
     "ConnectionManager",
+    "Gateway",
     "LocalHandler",
     "PermissionPolicy",
     "PermissionRecord",
@@ -67,6 +71,7 @@ __all__ = [
     "acp_agent_tool",
     "acp_node",
     "load_activity",
+    "socket_path",
     "spawn_agent",
     "update_text",
 ]

@@ -1,0 +1,35 @@
+"""The TypeScript test agent (tests/fixtures/ts_agent, on npm ``@agentclientprotocol/sdk``), installed with npm.
+
+Used by tests/test_client_ts_agent.py and tests/bench/bench_client.py.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+SOURCE = Path(__file__).resolve().parent / "fixtures" / "ts_agent"
+
+
+class NoNode(Exception):
+    """node or npm is not installed."""
+
+
+def install_ts_agent(directory: Path) -> list[str]:
+    """Copy the agent into ``directory``, ``npm install`` its SDK there; returns the command that runs it."""
+    node, npm = shutil.which("node"), shutil.which("npm")
+    if node is None or npm is None:
+        raise NoNode("node and npm are needed for the ACP TypeScript SDK agent (apt-get install nodejs npm)")
+    directory.mkdir(parents=True, exist_ok=True)
+    for name in ("agent.mjs", "package.json"):
+        shutil.copy(SOURCE / name, directory / name)
+    if not (directory / "node_modules" / "@agentclientprotocol" / "sdk").is_dir():
+        subprocess.run(
+            [npm, "install", "--no-audit", "--no-fund", "--loglevel=error"],
+            cwd=directory,
+            check=True,
+            capture_output=True,
+            timeout=600,
+        )
+    return [node, str(directory / "agent.mjs")]
