@@ -265,11 +265,13 @@ def acp_node(
     manager: ConnectionManager | None = None,
     input_key: str = "messages",
     output_key: str = "messages",
+    prompt: Callable[[Mapping[str, Any]], str] | None = None,
 ) -> Callable[[Mapping[str, Any]], Any]:
     """A LangGraph node that sends ``state[input_key]`` (text, or the last message's text) to an ACP agent.
 
-    It returns ``{output_key: [AIMessage(answer, name=name)]}`` when ``output_key`` is
-    ``"messages"``, else ``{output_key: answer}``. One sub-agent session per graph thread.
+    ``prompt(state)``, when given, builds the prompt instead. The node returns
+    ``{output_key: [AIMessage(answer, name=name)]}`` when ``output_key`` is ``"messages"``, else
+    ``{output_key: answer}``. One sub-agent session per graph thread.
     """
     spec = AgentSpec(name, list(command), cwd, env, handler, permission_policy, manager or ConnectionManager())
     sessions: dict[str, str] = {}
@@ -277,7 +279,7 @@ def acp_node(
     async def node(state: Mapping[str, Any]) -> dict[str, Any]:
         from langchain_core.messages import AIMessage, BaseMessage
 
-        value = state[input_key]
+        value = prompt(state) if prompt is not None else state[input_key]
         if isinstance(value, (list, tuple)):
             last = value[-1]
             text = last.text if isinstance(last, BaseMessage) else str(last)
