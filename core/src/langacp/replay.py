@@ -37,20 +37,10 @@ async def replay_history(
 
 def replay_messages(plugins: Plugins, session: SessionContext, messages: list[Any], sink: UpdateSink) -> None:
     """Queue ``messages`` (a thread's LangChain messages) on ``sink`` as session updates."""
-    from acp import start_tool_call, text_block, update_user_message
-
     results = {m.tool_call_id: m for m in messages if isinstance(m, ToolMessage)}
     for message in messages:
         if isinstance(message, HumanMessage):
-            for block in _blocks(message):
-                text = block.get("text") if block.get("type") == "text" else None
-                if isinstance(text, str):
-                    if text:
-                        sink.put(update_user_message(text_block(text)))
-                    continue
-                for update in plugins.output_block(dict(block), session):  # images, files, …
-                    if getattr(update, "session_update", None) == "agent_message_chunk":
-                        sink.put(update_user_message(update.content))
+            _replay_user(plugins, session, message, sink)
         elif isinstance(message, AIMessage):
             for block in _blocks(message):
                 if block.get("type") not in _NOT_CONTENT:
@@ -58,25 +48,46 @@ def replay_messages(plugins: Plugins, session: SessionContext, messages: list[An
                         sink.put(update)
             for tool_call in message.tool_calls:
                 call = ToolCallInfo.from_tool_call(tool_call)
-                result = results.get(call.tool_call_id)
-                status: Literal["completed", "failed"] = (
-                    "failed" if result is None or result.status == "error" else "completed"
-                )
-                described = plugins.describe_tool(call, session)
-                if result is not None:  # as live: the result's content replaces what was shown at the start
-                    described["content"] = plugins.tool_result_content(call, result, session) or described["content"]
-                sink.put(
-                    start_tool_call(
-                        call.tool_call_id,
-                        status=status,
-                        raw_input=call.args,
-                        raw_output=result.content if result is not None else None,
-                        **described,
-                    )
-                )
-                if result is not None:
-                    for update in plugins.tool_updates(call, result, session):
-                        sink.put(update)
+                _replay_tool_call(plugins, session, call, results.get(call.tool_call_id), sink)
+
+
+def _replay_user(plugins: Plugins, session: SessionContext, message: HumanMessage, sink: UpdateSink) -> None:
+    """A user message: its text as is, its other blocks (images, files, …) as the output mappers show them."""
+    from acp import text_block, update_user_message
+
+    for block in _blocks(message):
+        text = block.get("text") if block.get("type") == "text" else None
+        if isinstance(text, str):
+            if text:
+                sink.put(update_user_message(text_block(text)))
+            continue
+        for update in plugins.output_block(dict(block), session):
+            if getattr(update, "session_update", None) == "agent_message_chunk":
+                sink.put(update_user_message(update.content))
+
+
+def _replay_tool_call(
+    plugins: Plugins, session: SessionContext, call: ToolCallInfo, result: ToolMessage | None, sink: UpdateSink
+) -> None:
+    """A tool call as it ended: completed or failed (no result: the turn stopped), with its result's content."""
+    from acp import start_tool_call
+
+    status: Literal["completed", "failed"] = "failed" if result is None or result.status == "error" else "completed"
+    described = plugins.describe_tool(call, session)
+    if result is not None:  # as live: the result's content replaces what was shown at the start
+        described["content"] = plugins.tool_result_content(call, result, session) or described["content"]
+    sink.put(
+        start_tool_call(
+            call.tool_call_id,
+            status=status,
+            raw_input=call.args,
+            raw_output=result.content if result is not None else None,
+            **described,
+        )
+    )
+    if result is not None:
+        for update in plugins.tool_updates(call, result, session):
+            sink.put(update)
 
 
 def _blocks(message: Any) -> list[dict[str, Any]]:

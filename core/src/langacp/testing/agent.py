@@ -13,6 +13,7 @@ import asyncio
 import json
 import os
 import time
+from collections.abc import Callable
 from typing import Any
 
 from langchain.agents import create_agent
@@ -97,46 +98,57 @@ def last_turn(messages: list[BaseMessage]) -> tuple[str, list[ToolMessage]]:
     return "", list(reversed(results))
 
 
+def _tool_call(name: str, args: dict[str, Any]) -> Reply:
+    return Reply(tool_calls=[ScriptedToolCall(name, args)])
+
+
+def _named_tool(rest: str) -> Reply:
+    name, _, args = rest.partition(" ")
+    return _tool_call(name, json.loads(args or "{}"))
+
+
+def _system_prompt(messages: list[BaseMessage]) -> str:
+    return next((m.text for m in messages if isinstance(m, SystemMessage)), "")
+
+
+_Command = Callable[[str, list[BaseMessage]], Reply]
+
+COMMANDS: dict[str, _Command] = {
+    "echo": lambda rest, _: Reply(text=rest),
+    "think": lambda rest, _: Reply(reasoning="Let me think about that.", text=rest or "thought about it"),
+    "long": lambda rest, _: Reply(text="".join(f"w{i} " for i in range(int(rest)))),
+    "tool": lambda rest, _: _named_tool(rest),
+    "slow": lambda rest, _: Reply(
+        text="waiting…", tool_calls=[ScriptedToolCall("slow_async", {"seconds": float(rest or 30)})]
+    ),
+    "sync_slow": lambda rest, _: _tool_call("slow_sync", {"seconds": float(rest or 30)}),
+    "fail": lambda rest, _: _tool_call("explode", {"reason": rest or "boom"}),
+    "parallel": lambda _rest, _: Reply(
+        tool_calls=[ScriptedToolCall("add", {"a": 1, "b": 2}), ScriptedToolCall("add", {"a": 3, "b": 4})]
+    ),
+    "tools": lambda _rest, _: _tool_call("add", {"a": 0, "b": 1}),
+    "error": lambda rest, _: Reply(error=RuntimeError(rest or "the model failed")),
+    "truncated": lambda _rest, _: Reply(text="cut off mid", finish_reason="length"),
+    "dangling": lambda _rest, messages: Reply(text=f"dangling: {_dangling(messages)}"),
+    "sysprompt": lambda _rest, messages: Reply(text=f"system: {_system_prompt(messages)}"),
+    "transcript": lambda _rest, messages: Reply(
+        text=" | ".join(f"{m.type}: {m.text.strip()}" for m in messages if m.type in ("human", "ai"))
+    ),
+    "history": lambda _rest, messages: Reply(text=" | ".join(m.text for m in messages if isinstance(m, HumanMessage))),
+}
+"""The model's commands: the first word of the last user message, then the rest of it."""
+
+
 def respond(messages: list[BaseMessage]) -> Reply:
+    """The scripted model's reply: run the last user message's command, then sum up its tool results."""
     command, results = last_turn(messages)
     verb, _, rest = command.partition(" ")
     if results:
         if verb == "tools" and len(results) < int(rest or 1):
-            return Reply(tool_calls=[ScriptedToolCall("add", {"a": len(results), "b": 1})])
+            return _tool_call("add", {"a": len(results), "b": 1})
         return Reply(text=f"done: {results[-1].text}")
-    if verb == "echo":
-        return Reply(text=rest)
-    if verb == "think":
-        return Reply(reasoning="Let me think about that.", text=rest or "thought about it")
-    if verb == "long":
-        return Reply(text="".join(f"w{i} " for i in range(int(rest))))
-    if verb == "tool":
-        name, _, args = rest.partition(" ")
-        return Reply(tool_calls=[ScriptedToolCall(name, json.loads(args or "{}"))])
-    if verb == "slow":
-        return Reply(text="waiting…", tool_calls=[ScriptedToolCall("slow_async", {"seconds": float(rest or 30)})])
-    if verb == "sync_slow":
-        return Reply(tool_calls=[ScriptedToolCall("slow_sync", {"seconds": float(rest or 30)})])
-    if verb == "fail":
-        return Reply(tool_calls=[ScriptedToolCall("explode", {"reason": rest or "boom"})])
-    if verb == "parallel":
-        return Reply(tool_calls=[ScriptedToolCall("add", {"a": 1, "b": 2}), ScriptedToolCall("add", {"a": 3, "b": 4})])
-    if verb == "tools":
-        return Reply(tool_calls=[ScriptedToolCall("add", {"a": 0, "b": 1})])
-    if verb == "error":
-        return Reply(error=RuntimeError(rest or "the model failed"))
-    if verb == "truncated":
-        return Reply(text="cut off mid", finish_reason="length")
-    if verb == "dangling":
-        return Reply(text=f"dangling: {_dangling(messages)}")
-    if verb == "sysprompt":
-        system = next((m.text for m in messages if isinstance(m, SystemMessage)), "")
-        return Reply(text=f"system: {system}")
-    if verb == "transcript":
-        return Reply(text=" | ".join(f"{m.type}: {m.text.strip()}" for m in messages if m.type in ("human", "ai")))
-    if verb == "history":
-        return Reply(text=" | ".join(m.text for m in messages if isinstance(m, HumanMessage)))
-    return Reply(text=f"You said: {command}")
+    handler = COMMANDS.get(verb)
+    return handler(rest, messages) if handler is not None else Reply(text=f"You said: {command}")
 
 
 def make_model() -> ScriptedChatModel:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import shlex
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -36,26 +37,30 @@ PIXEL_PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwA
 """A 1×1 PNG, base64."""
 
 
+_CANNED: dict[str, Callable[[], Reply]] = {
+    "image": lambda: Reply(
+        text="Here is a picture.", blocks=[{"type": "image", "base64": PIXEL_PNG, "mime_type": "image/png"}]
+    ),
+    "refuse": lambda: Reply(blocks=[{"type": "refusal", "refusal": "I can't help with that."}]),
+    "hologram": lambda: Reply(text="Look:", blocks=[{"type": "hologram", "text": "a 3D cat"}]),
+}
+"""Commands answered with fixed content blocks."""
+
+
 def respond(messages: list[BaseMessage]) -> Reply:
-    last = next((m.text.strip() for m in reversed(messages) if isinstance(m, HumanMessage)), "")
+    """The workspace model's reply: its own commands first, then those of :mod:`langacp.testing.agent`."""
     if messages and isinstance(messages[-1], HumanMessage):
         content = messages[-1].content
-        if (
-            isinstance(content, list)
-            and content
-            and isinstance(content[0], dict)
-            and content[0].get("text") == "blocks"
-        ):
+        if isinstance(content, list) and content and _is_text(content[0], "blocks"):
             return Reply(text="\n".join(_describe(block) for block in content[1:]))
-        if last == "image":
-            return Reply(
-                text="Here is a picture.", blocks=[{"type": "image", "base64": PIXEL_PNG, "mime_type": "image/png"}]
-            )
-        if last == "refuse":
-            return Reply(blocks=[{"type": "refusal", "refusal": "I can't help with that."}])
-        if last == "hologram":
-            return Reply(text="Look:", blocks=[{"type": "hologram", "text": "a 3D cat"}])
+        canned = _CANNED.get(messages[-1].text.strip())
+        if canned is not None:
+            return canned()
     return respond_basic(messages)
+
+
+def _is_text(block: Any, text: str) -> bool:
+    return isinstance(block, dict) and block.get("text") == text
 
 
 def _describe(block: Any) -> str:
@@ -71,10 +76,7 @@ def workspace_tools(cwd: str) -> list[BaseTool]:
     root = Path(cwd).resolve()
 
     def resolve(path: str) -> Path:
-        full = (root / path).resolve()
-        if full != root and root not in full.parents:
-            raise ValueError(f"{path} is outside the workspace")
-        return full
+        return _inside(root, path)
 
     @tool
     def list_files(path: str = ".") -> str:
@@ -90,13 +92,7 @@ def workspace_tools(cwd: str) -> list[BaseTool]:
     @tool
     def search_files(pattern: str, path: str = ".") -> str:
         """Find lines containing ``pattern``."""
-        hits = []
-        for file in sorted(resolve(path).rglob("*")):
-            if file.is_file():
-                for n, line in enumerate(file.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
-                    if pattern in line:
-                        hits.append(f"{file.relative_to(root)}:{n}: {line}")
-        return "\n".join(hits) or "no matches"
+        return "\n".join(_search(root, resolve(path), pattern)) or "no matches"
 
     @tool
     def write_file(path: str, content: str) -> str:
@@ -109,11 +105,7 @@ def workspace_tools(cwd: str) -> list[BaseTool]:
     @tool
     def edit_file(path: str, old_string: str, new_string: str) -> str:
         """Replace the first occurrence of ``old_string``."""
-        target = resolve(path)
-        text = target.read_text(encoding="utf-8")
-        if old_string not in text:
-            raise ValueError(f"{old_string!r} is not in {path}")
-        target.write_text(text.replace(old_string, new_string, 1), encoding="utf-8")
+        _replace_once(resolve(path), old_string, new_string)
         return f"edited {path}"
 
     @tool
@@ -136,6 +128,30 @@ def workspace_tools(cwd: str) -> list[BaseTool]:
         return f"output is in terminal {terminal_id}", {"terminal_id": terminal_id}
 
     return [list_files, read_file, search_files, write_file, edit_file, run_command, screenshot, show_terminal]
+
+
+def _inside(root: Path, path: str) -> Path:
+    """``path`` resolved against ``root``; an error if it leaves ``root``."""
+    full = (root / path).resolve()
+    if full != root and root not in full.parents:
+        raise ValueError(f"{path} is outside the workspace")
+    return full
+
+
+def _search(root: Path, where: Path, pattern: str) -> list[str]:
+    """``file:line: text`` of every line under ``where`` that contains ``pattern``."""
+    hits: list[str] = []
+    for file in sorted(p for p in where.rglob("*") if p.is_file()):
+        lines = file.read_text(encoding="utf-8", errors="replace").splitlines()
+        hits.extend(f"{file.relative_to(root)}:{n}: {line}" for n, line in enumerate(lines, 1) if pattern in line)
+    return hits
+
+
+def _replace_once(file: Path, old: str, new: str) -> None:
+    text = file.read_text(encoding="utf-8")
+    if old not in text:
+        raise ValueError(f"{old!r} is not in {file.name}")
+    file.write_text(text.replace(old, new, 1), encoding="utf-8")
 
 
 def agent(setup: SessionSetup) -> Any:

@@ -124,52 +124,82 @@ def to_acp(block: dict[str, Any]) -> AcpBlock | None:
     raw_extras = block.get("extras")
     extras: dict[str, Any] = raw_extras if isinstance(raw_extras, dict) else {}
     common: dict[str, Any] = {"annotations": _annotations(extras), "field_meta": _meta(extras)}
-    mime = block.get("mime_type") if isinstance(block.get("mime_type"), str) else None
+    mime = _str(block.get("mime_type"))
     if kind == "text" and isinstance(block.get("text"), str):
         return TextContentBlock(type="text", text=block["text"], **common)
     if kind == "reasoning":
         return TextContentBlock(type="text", text=str(block.get("reasoning") or ""), **common)
     if kind == "text-plain" and isinstance(block.get("text"), str):
-        real_mime = extras.get("mime_type") if "uri" in extras else mime  # from ACP: its own MIME type
-        uri = _uri(extras, block.get("url") or f"attachment:{block.get('title') or 'text'}")
-        resource = TextResourceContents(
-            uri=uri, text=block["text"], mime_type=real_mime, field_meta=_meta(extras, "resource_meta")
-        )
-        return EmbeddedResourceContentBlock(type="resource", resource=resource, **common)
-    data = block.get("base64") if isinstance(block.get("base64"), str) else None
-    url = block.get("url") if isinstance(block.get("url"), str) else None
+        return _text_resource(block, extras, mime, common)
+    data, url = _str(block.get("base64")), _str(block.get("url"))
     if data is None and url is not None and (parsed := _data_url(url)) is not None:
         mime, data = mime or parsed[0], parsed[1]
         url = None
     if kind in ("image", "audio") and data is not None:
-        default = "image/png" if kind == "image" else "audio/wav"
-        if kind == "image":
-            image_uri = extras.get("uri") if isinstance(extras.get("uri"), str) else None
-            return ImageContentBlock(type="image", data=data, mime_type=mime or default, uri=image_uri, **common)
-        return AudioContentBlock(type="audio", data=data, mime_type=mime or default, **common)
+        return _media(kind, data, mime, extras, common)
     if kind in ("image", "audio", "video", "file", "text-plain"):
-        if data is not None:
-            name = extras.get("filename") or block.get("filename") or kind
-            resource_blob = BlobResourceContents(
-                uri=_uri(extras, f"attachment:{name}"),
-                blob=data,
-                mime_type=mime,
-                field_meta=_meta(extras, "resource_meta"),
-            )
-            return EmbeddedResourceContentBlock(type="resource", resource=resource_blob, **common)
-        if url is not None:
-            link = {k: extras.get(k) for k in _LINK_FIELDS}
-            name = link.pop("name")
-            return ResourceContentBlock(
-                type="resource_link",
-                uri=url,
-                name=name if isinstance(name, str) else _filename(url) or url,
-                mime_type=mime,
-                **link,
-                **common,
-            )
-        if isinstance(block.get("file_id"), str):
-            return TextContentBlock(type="text", text=f"[{kind} {block['file_id']}]", **common)
+        return _attachment(str(kind), block, data, url, mime, extras, common)
+    return None
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _text_resource(
+    block: dict[str, Any], extras: dict[str, Any], mime: str | None, common: dict[str, Any]
+) -> EmbeddedResourceContentBlock:
+    """A ``text-plain`` block: an embedded text resource."""
+    real_mime = extras.get("mime_type") if "uri" in extras else mime  # from ACP: its own MIME type
+    uri = _uri(extras, block.get("url") or f"attachment:{block.get('title') or 'text'}")
+    resource = TextResourceContents(
+        uri=uri, text=block["text"], mime_type=real_mime, field_meta=_meta(extras, "resource_meta")
+    )
+    return EmbeddedResourceContentBlock(type="resource", resource=resource, **common)
+
+
+def _media(
+    kind: str, data: str, mime: str | None, extras: dict[str, Any], common: dict[str, Any]
+) -> ImageContentBlock | AudioContentBlock:
+    """An inline image or audio block."""
+    if kind == "image":
+        uri = _str(extras.get("uri"))
+        return ImageContentBlock(type="image", data=data, mime_type=mime or "image/png", uri=uri, **common)
+    return AudioContentBlock(type="audio", data=data, mime_type=mime or "audio/wav", **common)
+
+
+def _attachment(
+    kind: str,
+    block: dict[str, Any],
+    data: str | None,
+    url: str | None,
+    mime: str | None,
+    extras: dict[str, Any],
+    common: dict[str, Any],
+) -> AcpBlock | None:
+    """A file of any kind: embedded (its data), linked (its URL) or named (a provider's file id)."""
+    if data is not None:
+        name = extras.get("filename") or block.get("filename") or kind
+        resource_blob = BlobResourceContents(
+            uri=_uri(extras, f"attachment:{name}"),
+            blob=data,
+            mime_type=mime,
+            field_meta=_meta(extras, "resource_meta"),
+        )
+        return EmbeddedResourceContentBlock(type="resource", resource=resource_blob, **common)
+    if url is not None:
+        link = {k: extras.get(k) for k in _LINK_FIELDS}
+        name = link.pop("name")
+        return ResourceContentBlock(
+            type="resource_link",
+            uri=url,
+            name=name if isinstance(name, str) else _filename(url) or url,
+            mime_type=mime,
+            **link,
+            **common,
+        )
+    if isinstance(block.get("file_id"), str):
+        return TextContentBlock(type="text", text=f"[{kind} {block['file_id']}]", **common)
     return None
 
 

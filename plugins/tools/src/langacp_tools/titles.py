@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from langacp_tools.kinds import Kind, split_words, tool_part
@@ -57,49 +59,97 @@ def _joined(paths: list[str]) -> str:
     return ", ".join(paths) if len(paths) <= 3 else f"{', '.join(paths[:3])} and {len(paths) - 3} more"
 
 
+@dataclass(frozen=True)
+class _Call:
+    """A tool call as the title functions read it."""
+
+    name: str
+    args: Mapping[str, Any]
+    cwd: str
+
+    @functools.cached_property
+    def words(self) -> set[str]:
+        return set(split_words(tool_part(self.name)))
+
+    @functools.cached_property
+    def paths(self) -> list[str]:
+        return _paths(self.args, self.cwd)
+
+
+def _read(call: _Call) -> str | None:
+    if call.words & _LIST_WORDS:
+        path = next((p for _, p in iter_paths(call.args)), ".")
+        return f"List {_shown_path(path, call.cwd, directory=True)}"
+    return f"Read {_joined(call.paths)}" if call.paths else None
+
+
+def _search(call: _Call) -> str | None:
+    pattern = _string(call.args, _PATTERN_KEYS)
+    if pattern is None:
+        return None
+    where = f" in {call.paths[0]}" if call.paths else ""
+    return f"Search for {_short(pattern)}{where}"
+
+
+def _execute(call: _Call) -> str | None:
+    command = _string(call.args, _COMMAND_KEYS)
+    return f"Run `{_short(command)}`" if command else None
+
+
+def _edit(call: _Call) -> str | None:
+    if not call.paths:
+        return None
+    verb = next((v for w, v in _EDIT_VERBS.items() if w in call.words), "Edit")
+    return f"{verb} {_joined(call.paths)}"
+
+
+def _delete(call: _Call) -> str | None:
+    return f"Delete {_joined(call.paths)}" if call.paths else None
+
+
+def _move(call: _Call) -> str | None:
+    paths = call.paths
+    return f"Move {paths[0]} → {paths[1]}" if len(paths) >= 2 else None
+
+
+def _fetch(call: _Call) -> str | None:
+    url = _string(call.args, _URL_KEYS)
+    if url:
+        return f"Fetch {_short(url)}"
+    query = _string(call.args, _PATTERN_KEYS)
+    return f"Search the web for {_short(query)}" if query else None
+
+
+def _think(call: _Call) -> str | None:
+    if call.words & {"todos", "todo", "plan"}:
+        return "Update the plan"
+    description = _string(call.args, ("description", "subject", "title"))
+    if call.name == "task" and description:
+        return f"Task: {_short(description)}"
+    return "Think" if call.words & {"think", "thinking", "sequentialthinking"} else None
+
+
+def _switch_mode(call: _Call) -> str | None:
+    mode = _string(call.args, ("mode", "mode_id", "modeId"))
+    if mode:
+        return f"Switch to {mode} mode"
+    return "Exit plan mode" if {"exit", "plan"} <= call.words else "Switch mode"
+
+
+_TITLES: dict[str, Callable[[_Call], str | None]] = {
+    "read": _read,
+    "search": _search,
+    "execute": _execute,
+    "edit": _edit,
+    "delete": _delete,
+    "move": _move,
+    "fetch": _fetch,
+    "think": _think,
+    "switch_mode": _switch_mode,
+}
+
+
 def title_of(name: str, kind: Kind, args: Mapping[str, Any], cwd: str) -> str | None:
     """The title of a call to ``name`` of ``kind``, or ``None`` when the arguments say nothing useful."""
-    words = set(split_words(tool_part(name)))
-    paths = _paths(args, cwd)
-    if kind == "read":
-        if words & _LIST_WORDS:
-            path = next((p for _, p in iter_paths(args)), ".")
-            return f"List {_shown_path(path, cwd, directory=True)}"
-        return f"Read {_joined(paths)}" if paths else None
-    if kind == "search":
-        pattern = _string(args, _PATTERN_KEYS)
-        if pattern is None:
-            return None
-        where = f" in {paths[0]}" if paths else ""
-        return f"Search for {_short(pattern)}{where}"
-    if kind == "execute":
-        command = _string(args, _COMMAND_KEYS)
-        return f"Run `{_short(command)}`" if command else None
-    if kind == "edit":
-        if not paths:
-            return None
-        verb = next((v for w, v in _EDIT_VERBS.items() if w in words), "Edit")
-        return f"{verb} {_joined(paths)}"
-    if kind == "delete":
-        return f"Delete {_joined(paths)}" if paths else None
-    if kind == "move":
-        return f"Move {paths[0]} → {paths[1]}" if len(paths) >= 2 else None
-    if kind == "fetch":
-        url = _string(args, _URL_KEYS)
-        if url:
-            return f"Fetch {_short(url)}"
-        query = _string(args, _PATTERN_KEYS)
-        return f"Search the web for {_short(query)}" if query else None
-    if kind == "think":
-        if "todos" in words or "todo" in words or "plan" in words:
-            return "Update the plan"
-        description = _string(args, ("description", "subject", "title"))
-        if name == "task" and description:
-            return f"Task: {_short(description)}"
-        return "Think" if "think" in words or "thinking" in words or "sequentialthinking" in words else None
-    if kind == "switch_mode":
-        mode = _string(args, ("mode", "mode_id", "modeId"))
-        if mode:
-            return f"Switch to {mode} mode"
-        return "Exit plan mode" if {"exit", "plan"} <= words else "Switch mode"
-    return None
+    titled = _TITLES.get(kind)
+    return titled(_Call(name, args, cwd)) if titled is not None else None
