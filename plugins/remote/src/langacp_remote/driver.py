@@ -17,7 +17,9 @@ from langacp.target import DriverTarget, Target, TargetError
 
 __all__ = ["RemoteDriver", "connect"]
 
-CONNECT_TIMEOUT = 10.0
+CONNECT_TIMEOUT = 5.0
+READ_TIMEOUT = 300.0
+"""Longest silence on a run's stream (the server sends heartbeats while a tool runs)."""
 
 NOTICE = (
     "{spec} runs on the LangGraph Server at {url}: langacp streams its runs and maps them as for a "
@@ -48,20 +50,35 @@ def _headers(options: Mapping[str, Any]) -> dict[str, str]:
     return headers
 
 
+API_KEY_ENVS = ("LANGGRAPH_API_KEY", "LANGSMITH_API_KEY", "LANGCHAIN_API_KEY")
+"""Where the API key is read from without ``--api-key-env`` (the SDK's order)."""
+
+
 def _client(options: Mapping[str, Any]) -> Any:
-    from langgraph_sdk import get_client
+    """The SDK's async client, with one connect retry (the SDK's five make a lost server take seconds to report)."""
+    import httpx
+    from langgraph_sdk.client import LangGraphClient
 
     url = str(options.get("url") or "")
     if not url.startswith(("http://", "https://")):
         raise TargetError(f"--remote needs an http:// or https:// URL, not {url!r}")
     env = options.get("api_key_env")
-    kwargs: dict[str, Any] = {}
     if env:
         key = os.environ.get(str(env))
         if not key:
             raise TargetError(f"--api-key-env {env}: that environment variable is not set")
-        kwargs["api_key"] = key
-    return get_client(url=url.rstrip("/"), headers=_headers(options) or None, timeout=CONNECT_TIMEOUT, **kwargs)
+    else:
+        key = next((os.environ[name] for name in API_KEY_ENVS if os.environ.get(name)), None)
+    headers = {"User-Agent": "langacp-remote", **_headers(options)}
+    if key:
+        headers["x-api-key"] = key
+    http = httpx.AsyncClient(
+        base_url=url.rstrip("/"),
+        transport=httpx.AsyncHTTPTransport(retries=1),
+        timeout=httpx.Timeout(connect=CONNECT_TIMEOUT, read=READ_TIMEOUT, write=READ_TIMEOUT, pool=CONNECT_TIMEOUT),
+        headers=headers,
+    )
+    return LangGraphClient(http)
 
 
 async def connect(target: DriverTarget) -> Connection:
