@@ -88,3 +88,21 @@ async def test_editor_requests_follow_the_local_permission_policy(server: LangGr
         assert await agent.prompt(sid, command) == "end_turn"
         assert agent.client.text(sid) == "done: \n[exit status 0]"
     assert marker.exists()
+
+
+async def test_clear_starts_a_new_server_thread_for_the_session(server: LangGraphDevServer, tmp_path: Path) -> None:
+    """``/clear`` (langacp-commands): the model forgets; another process loads the session's new thread."""
+    async with serve_remote(server.url, "hitl", plugins=["commands"], cwd=tmp_path) as agent:
+        sid = await agent.start()
+        assert await agent.prompt(sid, "echo before") == "end_turn"
+        assert await agent.prompt(sid, "/clear") == "end_turn"
+        agent.client.updates.clear()
+        assert await agent.prompt(sid, "history") == "end_turn"
+        assert agent.client.text(sid) == "history"
+
+        async with serve_remote(server.url, "hitl", cwd=tmp_path) as other:
+            await other.initialize()
+            listed = await other.conn.list_sessions(cwd=str(tmp_path))
+            assert [s.session_id for s in listed.sessions] == [sid]
+            await other.conn.load_session(cwd=str(tmp_path), session_id=sid)
+            assert [u.content.text for u in other.client.of(sid, "user_message_chunk")] == ["history"]

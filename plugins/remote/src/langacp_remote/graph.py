@@ -97,12 +97,20 @@ def to_message(data: Any) -> Any:
         return data
 
 
+_THREAD_NAMESPACE = uuid.UUID("1c6f5b0e-2f4b-4d7e-9a59-6c1b0c6a7e21")
+
+
 def thread_id(value: str) -> str:
-    """The canonical form of a thread id (the server keys checkpoints by the string it was given)."""
+    """The server's thread id for a langacp thread id: the canonical UUID form.
+
+    The server keys checkpoints by the string it was given, so one spelling is used
+    everywhere; an id that is not a UUID (``/clear`` names the new thread ``<session>.<n>``)
+    maps to a stable UUID derived from it.
+    """
     try:
         return str(uuid.UUID(value))
     except ValueError:
-        return value
+        return str(uuid.uuid5(_THREAD_NAMESPACE, value))
 
 
 def _thread_of(config: Mapping[str, Any]) -> str:

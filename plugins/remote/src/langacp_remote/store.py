@@ -73,17 +73,29 @@ class ThreadStore:
 
     async def get(self, session_id: str) -> SessionRecord | None:
         try:
-            threads = await self.client.threads.search(metadata={SESSION_KEY: session_id}, limit=10)
+            threads = await self.client.threads.search(
+                metadata={SESSION_KEY: session_id}, limit=10, sort_by="updated_at", sort_order="desc"
+            )
         except (APIConnectionError, APITimeoutError, httpx.TransportError) as exc:
             raise self._unavailable(exc) from exc
         if not threads:
             return None
-        # A fork's copy carries the source's metadata until it is written: prefer the thread the record names.
-        for thread in threads:
-            record = self._record(thread)
-            if record is not None and _same_uuid(str(thread["thread_id"]), record.thread_id or record.session_id):
+        for thread in threads:  # the newest thread that holds the session's record (see _current)
+            record = self._current(thread)
+            if record is not None:
                 return record
         raise StoreError(f"no thread of {self.url} holds a readable record of session {session_id}")
+
+    def _current(self, thread: Any) -> SessionRecord | None:
+        """The session record a thread holds, if the record names this thread.
+
+        A fork's copy carries its source's metadata until it is written, and after ``/clear`` the
+        old thread keeps the session's earlier record: neither names the thread that holds it.
+        """
+        record = self._record(thread)
+        if record is None or not _same_uuid(str(thread["thread_id"]), thread_id(record.thread_id or record.session_id)):
+            return None
+        return record
 
     def _record(self, thread: Any) -> SessionRecord | None:
         raw = (thread.get("metadata") or {}).get(RECORD_KEY)
@@ -107,10 +119,12 @@ class ThreadStore:
             )
         except (APIConnectionError, APITimeoutError, httpx.TransportError) as exc:
             raise self._unavailable(exc) from exc
-        records = []
+        records: list[SessionRecord] = []
+        seen: set[str] = set()
         for thread in threads[:limit]:
-            record = self._record(thread)
-            if record is not None and _same_uuid(str(thread["thread_id"]), record.thread_id or record.session_id):
+            record = self._current(thread)
+            if record is not None and record.session_id not in seen:  # newest first: a /clear's new thread
+                seen.add(record.session_id)
                 records.append(record)
         next_cursor = _encode(offset + limit) if len(threads) > limit else None
         return records, next_cursor
