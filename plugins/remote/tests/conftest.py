@@ -14,6 +14,7 @@ GRAPHS = Path(__file__).with_name("remote_graphs.py")
 
 @pytest.fixture(scope="session")
 def langgraph_server() -> Iterator[LangGraphDevServer]:
-    graphs = {name: f"{GRAPHS}:{attr}" for name, attr in [("agent", "graph"), ("hitl", "hitl"), ("editor", "editor")]}
+    names = {"agent": "graph", "hitl": "hitl", "editor": "editor", "configured": "configured"}
+    graphs = {name: f"{GRAPHS}:{attr}" for name, attr in names.items()}
     with LangGraphDevServer(graphs) as server:
         yield server

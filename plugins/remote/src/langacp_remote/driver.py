@@ -38,6 +38,8 @@ class Connection:
     assistant_id: str
     graph_id: str
     nodes: list[str]
+    context_schema: Mapping[str, Any] | None
+    context_defaults: Mapping[str, Any]
 
 
 def _headers(options: Mapping[str, Any]) -> dict[str, str]:
@@ -103,6 +105,7 @@ async def connect(target: DriverTarget) -> Connection:
                 ) from None
         assistant = found[0]
         graph = await client.assistants.get_graph(assistant["assistant_id"])
+        schemas = await client.assistants.get_schemas(assistant["assistant_id"])
     except TargetError:
         raise
     except (APIConnectionError, APITimeoutError, httpx.TransportError) as exc:
@@ -110,7 +113,16 @@ async def connect(target: DriverTarget) -> Connection:
     except APIStatusError as exc:
         raise TargetError(f"the LangGraph server at {url} refused: {exc}") from exc
     nodes = [str(n.get("id")) for n in graph.get("nodes") or [] if isinstance(n, dict)]
-    return Connection(client, url, str(assistant["assistant_id"]), str(assistant.get("graph_id")), nodes)
+    context_schema = schemas.get("context_schema") if isinstance(schemas, Mapping) else None
+    return Connection(
+        client,
+        url,
+        str(assistant["assistant_id"]),
+        str(assistant.get("graph_id")),
+        nodes,
+        context_schema if isinstance(context_schema, Mapping) else None,
+        assistant.get("context") if isinstance(assistant.get("context"), Mapping) else {},
+    )
 
 
 def _describe(assistant: Mapping[str, Any]) -> str:
@@ -137,7 +149,13 @@ class RemoteDriver:
 
         connection = await connect(target)
         graph = RemoteGraph(
-            connection.client, connection.url, connection.assistant_id, connection.graph_id, connection.nodes
+            connection.client,
+            connection.url,
+            connection.assistant_id,
+            connection.graph_id,
+            connection.nodes,
+            context_schema=connection.context_schema,
+            context_defaults=connection.context_defaults,
         )
         store = ThreadStore(connection.client, connection.url, connection.assistant_id)
         return Target(

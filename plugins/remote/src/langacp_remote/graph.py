@@ -163,12 +163,28 @@ class RemoteGraph:
     checkpointer: Any = "server"
     """The server keeps every thread's checkpoints (a marker: langacp reads state through this class)."""
 
-    def __init__(self, client: LangGraphClient, url: str, assistant_id: str, graph_id: str, nodes: Sequence[str]):
+    def __init__(
+        self,
+        client: LangGraphClient,
+        url: str,
+        assistant_id: str,
+        graph_id: str,
+        nodes: Sequence[str],
+        *,
+        context_schema: Mapping[str, Any] | None = None,
+        context_defaults: Mapping[str, Any] | None = None,
+    ) -> None:
         self.client = client
         self.url = url
         self.assistant_id = assistant_id
         self.graph_id = graph_id
         self.nodes: dict[str, None] = dict.fromkeys(nodes)
+        self.context_schema = context_schema
+        """The JSON schema of the run context the graph reads (``context_schema``), if it declares one."""
+        self.context_defaults = dict(context_defaults or {})
+        """The assistant's own context values."""
+        self.run_context: dict[str, dict[str, Any]] = {}
+        """The context of the next run on each thread (the session's config options)."""
 
     def _unavailable(self, exc: BaseException) -> RemoteUnavailable:
         return RemoteUnavailable(f"the LangGraph server at {self.url} is unreachable ({type(exc).__name__}: {exc})")
@@ -201,6 +217,7 @@ class RemoteGraph:
                 command=command,
                 stream_mode=server_modes,
                 config=run_config or None,
+                context=self.run_context.get(thread_id) or None,
                 multitask_strategy="reject",
                 on_disconnect="cancel",
                 if_not_exists="create",
