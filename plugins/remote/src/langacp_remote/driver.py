@@ -18,8 +18,9 @@ from langacp.target import DriverTarget, Target, TargetError
 __all__ = ["RemoteDriver", "connect"]
 
 CONNECT_TIMEOUT = 5.0
-READ_TIMEOUT = 300.0
-"""Longest silence on a run's stream (the server sends heartbeats while a tool runs)."""
+READ_TIMEOUT = 60.0
+"""Longest silence allowed on a connection: a server streaming a run sends a heartbeat every 5 s
+(also while a tool runs), so a network that died without closing is noticed within a minute."""
 
 NOTICE = (
     "{spec} runs on the LangGraph Server at {url}: langacp streams its runs and maps them as for a "

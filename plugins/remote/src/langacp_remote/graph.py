@@ -13,6 +13,7 @@ import asyncio
 import logging
 import uuid
 from collections.abc import AsyncIterator, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,6 +22,7 @@ from langgraph_sdk.client import LangGraphClient
 from langgraph_sdk.errors import APIConnectionError, APITimeoutError, ConflictError, NotFoundError
 
 __all__ = [
+    "RUN_CONTEXT",
     "SERVER_STREAM_MODES",
     "RemoteGraph",
     "RemoteRunError",
@@ -35,6 +37,10 @@ log = logging.getLogger("langacp.remote")
 SERVER_STREAM_MODES = ("messages", "updates", "custom")
 """Stream modes a server run is asked for (the server has no ``tools`` mode)."""
 CANCEL_TIMEOUT = 5.0
+
+RUN_CONTEXT: ContextVar[dict[str, Any] | None] = ContextVar("langacp_remote_run_context", default=None)
+"""The ``context`` of the runs the current prompt turn starts (the session's config options);
+set by the ``remote`` plugin when the turn starts, in the turn's task."""
 
 
 class RemoteUnavailable(ConnectionError):
@@ -183,8 +189,6 @@ class RemoteGraph:
         """The JSON schema of the run context the graph reads (``context_schema``), if it declares one."""
         self.context_defaults = dict(context_defaults or {})
         """The assistant's own context values."""
-        self.run_context: dict[str, dict[str, Any]] = {}
-        """The context of the next run on each thread (the session's config options)."""
 
     def _unavailable(self, exc: BaseException) -> RemoteUnavailable:
         return RemoteUnavailable(f"the LangGraph server at {self.url} is unreachable ({type(exc).__name__}: {exc})")
@@ -217,7 +221,7 @@ class RemoteGraph:
                 command=command,
                 stream_mode=server_modes,
                 config=run_config or None,
-                context=self.run_context.get(thread_id) or None,
+                context=RUN_CONTEXT.get(),
                 multitask_strategy="reject",
                 on_disconnect="cancel",
                 if_not_exists="create",

@@ -131,15 +131,12 @@ def set_option(session: SessionContext, config_id: str, value: str | bool) -> bo
 
 
 def prepare_run(session: SessionContext) -> None:
-    """Hand the session's chosen values to its graph as the next run's context."""
+    """Make the session's chosen values the context of the runs of the turn that starts (same task)."""
     graph = _graph(session)
     if graph is None:
         return
     choices = _choices(graph)
-    if not choices:
-        return
-    from langacp_remote.graph import thread_id
+    if choices:
+        from langacp_remote.graph import RUN_CONTEXT
 
-    record = session.state.get("record")
-    thread = thread_id(getattr(record, "thread_id", None) or session.session_id)
-    graph.run_context[thread] = _values(session, choices)
+        RUN_CONTEXT.set(_values(session, choices))
