@@ -1,4 +1,4 @@
-"""Development sessions. ``nox`` (tests, core, plugin, lint, typecheck) is what CI runs: see .ci/run and the README."""
+"""Development sessions. ``nox`` (lint, typecheck, tests, core, plugin, dist) is what CI runs: see .ci/run."""
 
 from __future__ import annotations
 
@@ -21,7 +21,8 @@ TEST_DEPS = [
     "sexpdata>=1",
 ]
 
-nox.options.sessions = ["tests", "core", "plugin", "lint", "typecheck", "dist"]
+# Lint and typecheck first: a style or type error is reported in the first minute, not after the tests.
+nox.options.sessions = ["lint", "typecheck", "tests", "core", "plugin", "dist"]
 nox.options.reuse_existing_virtualenvs = True
 
 
