@@ -1,4 +1,10 @@
-"""Fixtures: start ``langacp serve`` as a subprocess and drive it over real pipes."""
+"""Fixtures: serve an agent (in this process, or ``langacp serve`` as a subprocess) and drive it.
+
+``start_agent`` serves the agent in the test's own event loop (``harness.serve_in_process``):
+the real ``LangacpAgent`` and plugins, the SDK's client, every message through JSON. Tests of
+what only a process shows (stdout discipline, stdin EOF, a thread that never returns) pass
+``subprocess=True`` and get ``langacp serve`` over real pipes.
+"""
 
 from __future__ import annotations
 
@@ -28,12 +34,14 @@ def start_agent(tmp_path: Path) -> StartAgent:
         broken: bool = False,
         env: dict[str, str] | None = None,
         client: RecordingClient | None = None,
+        subprocess: bool = False,
     ) -> AsyncIterator[Running]:
         events_path = tmp_path / f"events{next(counter)}.jsonl"
         extra = {"LANGACP_TEST_EVENTS": str(events_path), **(env or {})}
         spec = target if ":" in target else f"{SCRIPTED}:{target}"
         enabled = [*(["testplug"] if testplug else []), *(["brokenplug"] if broken else [])]
-        async with harness.serve(
+        serve = harness.serve if subprocess else harness.serve_in_process
+        async with serve(
             spec,
             plugins=enabled,
             args=args,

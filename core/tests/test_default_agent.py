@@ -60,7 +60,7 @@ def _final_status(updates: list[Any]) -> str | None:
 
 
 async def test_demo_model_streams_label_reasoning_and_calls_tools(project: Path) -> None:
-    async with harness.serve(DEFAULT_TARGET, env=_env(), cwd=project, isolate=False) as agent:
+    async with harness.serve_in_process(DEFAULT_TARGET, env=_env(), cwd=project, isolate=False) as agent:
         sid = await agent.start()
 
         stop, updates, _ = await _turn(agent, sid, "list files")
@@ -104,7 +104,7 @@ OUTSIDE_PROMPTS = [
 
 
 async def test_default_tools_never_read_outside_the_session(project: Path) -> None:
-    async with harness.serve(DEFAULT_TARGET, env=_env(), cwd=project, isolate=False) as agent:
+    async with harness.serve_in_process(DEFAULT_TARGET, env=_env(), cwd=project, isolate=False) as agent:
         sid = await agent.start()
         for prompt in OUTSIDE_PROMPTS:
             prompt = prompt.format(outside=project.parent / "outside")
@@ -117,7 +117,7 @@ async def test_default_tools_never_read_outside_the_session(project: Path) -> No
 
 async def test_additional_directories_are_readable(project: Path, tmp_path: Path) -> None:
     extra = tmp_path / "outside"
-    async with harness.serve(DEFAULT_TARGET, env=_env(), cwd=project, isolate=False) as agent:
+    async with harness.serve_in_process(DEFAULT_TARGET, env=_env(), cwd=project, isolate=False) as agent:
         await agent.initialize()
         response = await agent.conn.new_session(cwd=str(project), additional_directories=[str(extra)])
         sid = response.session_id

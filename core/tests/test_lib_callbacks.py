@@ -16,7 +16,7 @@ from acp import RequestError, text_block
 from core_support import FIXTURES, agent_env
 
 from langacp.client import RecordingClient, spawn_agent
-from langacp.testing.harness import serve
+from langacp.testing.harness import serve_in_process
 
 PROMPTS = [
     "think it over",
@@ -57,7 +57,7 @@ def _joined(updates: list[Any]) -> list[dict[str, Any]]:
 
 async def test_callback_handler_reports_a_hand_built_graph_as_the_server_does(tmp_path: Path) -> None:
     server_client, library_client = RecordingClient(), RecordingClient()
-    async with serve("langacp.testing.agent:agent", client=server_client, cwd=tmp_path) as server:
+    async with serve_in_process("langacp.testing.agent:agent", client=server_client, cwd=tmp_path) as server:
         _sid, server_answers, server_steps = await _play(server.conn, server_client, tmp_path)
     command = [sys.executable, str(FIXTURES / "lib_graph_agent.py")]
     with (tmp_path / "agent.stderr").open("w") as stderr:

@@ -228,7 +228,7 @@ async def test_meta_keys_cannot_overwrite_parameters(start_raw: Any) -> None:
 
 
 async def test_stdout_carries_only_protocol_even_when_a_tool_prints(start_agent: StartAgent) -> None:
-    async with start_agent() as agent:
+    async with start_agent(subprocess=True) as agent:
         sid = await agent.start()
         assert await agent.prompt(sid, "tool noisy {}") == "end_turn"
         assert agent.client.text(sid) == "done: printed"
@@ -310,7 +310,7 @@ async def test_load_replays_user_images_through_the_content_hooks(start_agent: S
 
 
 async def test_stdin_eof_cancels_prompts_closes_sessions_and_exits_0(start_agent: StartAgent) -> None:
-    async with start_agent(testplug=["events"]) as agent:
+    async with start_agent(testplug=["events"], subprocess=True) as agent:
         sid = await agent.start()
         turn = asyncio.create_task(agent.prompt(sid, "slow 60"))
         await agent.client.wait_for(lambda ups: any(u.session_update == "tool_call" for _, u in ups))
@@ -325,7 +325,7 @@ async def test_stdin_eof_cancels_prompts_closes_sessions_and_exits_0(start_agent
 
 
 async def test_stdin_eof_with_a_sync_tool_running_still_exits(start_agent: StartAgent) -> None:
-    async with start_agent() as agent:
+    async with start_agent(subprocess=True) as agent:
         sid = await agent.start()
         turn = asyncio.create_task(agent.prompt(sid, "sync_slow 60"))
         await agent.client.wait_for(lambda ups: any(getattr(u, "status", None) == "in_progress" for _, u in ups))

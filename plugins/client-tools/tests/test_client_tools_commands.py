@@ -8,19 +8,11 @@ from pathlib import Path
 import pytest
 from acp import text_block
 from acp.schema import TerminalToolCallContent
-from client_tools_support import (
-    editor,
-    eventually,
-    result_text,
-    run_tool,
-    served,
-    tool,
-    tool_calls,
-    wait_for_file,
-    wait_until_gone,
-)
+from client_tools_support import editor, run_tool, served, tool
 
+from langacp.testing.calls import result_text, tool_calls
 from langacp.testing.editor import EditorClient
+from langacp.testing.polling import eventually, wait_for_file, wait_until_gone
 
 CLIENTS = ["editor", "bare"]
 

@@ -7,7 +7,9 @@ import os
 from pathlib import Path
 
 import pytest
-from client_tools_support import editor, result_text, run_tool, served
+from client_tools_support import editor, run_tool, served
+
+from langacp.testing.calls import result_text
 
 CLIENTS = ["editor", "bare"]
 

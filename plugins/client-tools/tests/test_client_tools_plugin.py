@@ -7,10 +7,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from client_tools_support import editor, result_text, served, tool_calls
+from client_tools_support import editor, served
 
 from langacp.default_agent import DEFAULT_TARGET
 from langacp.default_agent.demo_model import LABEL
+from langacp.testing.calls import result_text, tool_calls
 
 DEMO_ENV = {"LANGACP_DEMO_DELAY": "0"}
 

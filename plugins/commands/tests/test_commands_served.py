@@ -1,4 +1,4 @@
-"""langacp-commands over real pipes: alone (core + this plugin), and with langacp-modes."""
+"""langacp-commands in process: alone (core + this plugin), and with langacp-modes."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from acp import text_block
 
 from langacp.client import RecordingClient
 from langacp.plugins import load_plugins
-from langacp.testing.harness import ServedAgent, serve
+from langacp.testing.harness import ServedAgent, serve_in_process
 
 AGENT = "langacp.testing.agent:agent"
 
@@ -19,7 +19,7 @@ AGENT = "langacp.testing.agent:agent"
 @asynccontextmanager
 async def served(tmp_path: Path, *plugins: str, client: RecordingClient | None = None) -> AsyncIterator[ServedAgent]:
     env = {"XDG_CONFIG_HOME": str(tmp_path / "config")}
-    async with serve(AGENT, plugins=["commands", *plugins], env=env, client=client) as agent:
+    async with serve_in_process(AGENT, plugins=["commands", *plugins], env=env, client=client) as agent:
         yield agent
 
 
@@ -88,7 +88,7 @@ async def test_another_plugin_command_is_listed_and_runs(tmp_path: Path) -> None
         "PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")]),
         "LANGACP_TESTPLUG": "commands",
     }
-    async with serve(AGENT, plugins=["commands", "testplug"], env=env) as agent:
+    async with serve_in_process(AGENT, plugins=["commands", "testplug"], env=env) as agent:
         sid = await agent.start()
         assert await commands_of(agent, sid) == ["help", "tools", "clear", "hello"]
         assert await run(agent, sid, "/hello editor") == "Hello, editor!"

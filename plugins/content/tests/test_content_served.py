@@ -1,4 +1,4 @@
-"""langacp-content over real pipes: prompt content in, answers, thoughts, images and refusals out."""
+"""langacp-content in process: prompt content in, answers, thoughts, images and refusals out."""
 
 from __future__ import annotations
 
@@ -14,14 +14,14 @@ from acp import (
     text_block,
 )
 
-from langacp.testing.harness import serve
+from langacp.testing.harness import serve, serve_in_process
 from langacp.testing.workspace import PIXEL_PNG
 
 WORKSPACE = "langacp.testing.workspace:agent"
 
 
 async def test_capabilities_and_every_prompt_block_reach_the_model() -> None:
-    async with serve(WORKSPACE, plugins=["content"]) as agent:
+    async with serve_in_process(WORKSPACE, plugins=["content"]) as agent:
         init = await agent.initialize()
         caps = init.agent_capabilities.prompt_capabilities
         assert (caps.image, caps.audio, caps.embedded_context) == (True, True, True)
@@ -50,7 +50,7 @@ async def test_capabilities_and_every_prompt_block_reach_the_model() -> None:
 
 
 async def test_a_kind_turned_off_is_not_advertised_and_refused_clearly() -> None:
-    async with serve(WORKSPACE, plugins=["content"], env={"LANGACP_CONTENT_DISABLE": "image"}) as agent:
+    async with serve_in_process(WORKSPACE, plugins=["content"], env={"LANGACP_CONTENT_DISABLE": "image"}) as agent:
         init = await agent.initialize()
         caps = init.agent_capabilities.prompt_capabilities
         assert (caps.image, caps.audio) == (False, True)
@@ -64,6 +64,7 @@ async def test_a_kind_turned_off_is_not_advertised_and_refused_clearly() -> None
 
 
 async def test_thoughts_images_refusals_and_unknown_blocks_in_answers() -> None:
+    # A subprocess: the warning about an unknown block is logged once per process.
     async with serve(WORKSPACE, plugins=["content"]) as agent:
         sid = await agent.start()
         await agent.prompt(sid, "think about it")
@@ -88,7 +89,7 @@ async def test_thoughts_images_refusals_and_unknown_blocks_in_answers() -> None:
 
 
 async def test_without_the_plugin_images_are_refused_and_not_shown() -> None:
-    async with serve(WORKSPACE, plugins=[]) as agent:
+    async with serve_in_process(WORKSPACE, plugins=[]) as agent:
         init = await agent.initialize()
         assert init.agent_capabilities.prompt_capabilities.image is False
         sid = await agent.new_session()

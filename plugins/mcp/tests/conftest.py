@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from langacp.testing.harness import ServedAgent, serve
+from langacp.testing.harness import ServedAgent, serve, serve_in_process
 
 
 @pytest.fixture
@@ -22,11 +22,19 @@ def config_home(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def serve_mcp(config_home: Path) -> Callable[..., AbstractAsyncContextManager[ServedAgent]]:
-    """``async with serve_mcp(env={...}) as agent``: the scripted agent with the ``mcp`` plugin."""
+    """``async with serve_mcp(env={...}) as agent``: the scripted agent with the ``mcp`` plugin.
+
+    In this process; ``subprocess=True`` serves ``langacp serve`` over real pipes instead.
+    """
 
     @asynccontextmanager
-    async def _serve(env: dict[str, str] | None = None, **kwargs: Any) -> AsyncIterator[ServedAgent]:
-        async with serve(plugins=["mcp"], env={"XDG_CONFIG_HOME": str(config_home), **(env or {})}, **kwargs) as agent:
+    async def _serve(
+        env: dict[str, str] | None = None, *, subprocess: bool = False, **kwargs: Any
+    ) -> AsyncIterator[ServedAgent]:
+        serve_with = serve if subprocess else serve_in_process
+        async with serve_with(
+            plugins=["mcp"], env={"XDG_CONFIG_HOME": str(config_home), **(env or {})}, **kwargs
+        ) as agent:
             yield agent
 
     return _serve

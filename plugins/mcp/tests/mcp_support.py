@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import socket
 import sys
 import time
@@ -65,31 +64,6 @@ async def http_server(transport: str = "http", *, pid_file: Path | None = None) 
         if process.returncode is None:
             process.terminate()
         await process.wait()
-
-
-def alive(pid: int) -> bool:
-    """Whether process ``pid`` exists and is not a zombie."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    status = Path(f"/proc/{pid}/status")
-    try:
-        return "\nState:\tZ" not in status.read_text()
-    except OSError:
-        return not status.parent.exists() and sys.platform != "linux"
-
-
-async def gone(pid: int, timeout: float = 15.0) -> bool:
-    """Wait until process ``pid`` is gone; ``False`` if it is still there after ``timeout`` s."""
-    deadline = time.monotonic() + timeout
-    while alive(pid):
-        if time.monotonic() > deadline:
-            return False
-        await asyncio.sleep(0.05)
-    return True
 
 
 async def read_pid(path: Path, timeout: float = 15.0) -> int:

@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from mcp_support import alive, gone, last_tool_call, read_pid, stdio_server, texts
+from mcp_support import last_tool_call, read_pid, stdio_server, texts
+
+from langacp.testing.polling import alive, gone
 
 
 async def test_session_close_stops_the_server_process(serve_mcp, tmp_path: Path) -> None:
@@ -25,7 +27,7 @@ async def test_session_close_stops_the_server_process(serve_mcp, tmp_path: Path)
 
 async def test_stdin_eof_stops_every_server_before_the_agent_exits(serve_mcp, tmp_path: Path) -> None:
     pids = []
-    async with serve_mcp() as agent:
+    async with serve_mcp(subprocess=True) as agent:
         await agent.initialize()
         for n in range(2):
             pid_file = tmp_path / f"pid{n}"

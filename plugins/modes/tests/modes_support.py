@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from langacp.client import RecordingClient
-from langacp.testing.harness import ServedAgent, serve, write_project_config, write_user_config
+from langacp.testing.harness import ServedAgent, serve_in_process, write_project_config, write_user_config
 
 HERE = Path(__file__).resolve().parent
 AGENT = str(HERE / "modes_agent.py")
@@ -28,9 +28,9 @@ async def served(
     client: RecordingClient | None = None,
     args: Sequence[str] = (),
 ) -> AsyncIterator[ServedAgent]:
-    """The mode test agent over real pipes, in ``tmp_path/project``."""
+    """The mode test agent in process, in ``tmp_path/project``."""
     (tmp_path / "project").mkdir(exist_ok=True)
-    async with serve(
+    async with serve_in_process(
         f"{AGENT}:agent",
         plugins=list(plugins),
         env=agent_env(tmp_path),

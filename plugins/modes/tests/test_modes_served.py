@@ -1,4 +1,4 @@
-"""langacp-modes alone (core + this plugin), over real pipes."""
+"""langacp-modes alone (core + this plugin), in process."""
 
 from __future__ import annotations
 
@@ -161,9 +161,9 @@ async def test_mode_is_stored_with_the_session(tmp_path: Path) -> None:
 
 
 async def test_a_precompiled_graph_gets_no_modes_rather_than_unenforced_ones(tmp_path: Path) -> None:
-    from langacp.testing.harness import serve
+    from langacp.testing.harness import serve_in_process
 
-    async with serve("langacp.testing.agent:graph", plugins=["modes"]) as agent:
+    async with serve_in_process("langacp.testing.agent:graph", plugins=["modes"]) as agent:
         await agent.initialize()
         new = await agent.conn.new_session(cwd=str(agent.cwd))
         assert new.modes is None and not new.config_options

@@ -13,7 +13,7 @@ from typing import Any
 from acp.schema import AllowedOutcome, DeniedOutcome, PermissionOption, RequestPermissionResponse, ToolCallUpdate
 
 from langacp.client import PermissionRequest, RecordingClient
-from langacp.testing.harness import ServedAgent, serve, write_project_config, write_user_config
+from langacp.testing.harness import ServedAgent, serve_in_process, write_project_config, write_user_config
 
 HERE = Path(__file__).resolve().parent
 AGENT = str(HERE / "permissions_agent.py")
@@ -60,10 +60,10 @@ async def served(
     *,
     client: RecordingClient | None = None,
 ) -> AsyncIterator[ServedAgent]:
-    """The permission test agent with langacp-permissions and the kinds fixture plugin, over real pipes."""
+    """The permission test agent with langacp-permissions and the kinds fixture plugin, in process."""
     spec = target if ":" in target else f"{AGENT}:{target}"
     (tmp_path / "project").mkdir(exist_ok=True)
-    async with serve(
+    async with serve_in_process(
         spec,
         plugins=["permissions", "permkinds"],
         env=agent_env(tmp_path / "config"),

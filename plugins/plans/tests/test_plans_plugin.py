@@ -1,4 +1,4 @@
-"""The plans plugin over real pipes: write_todos and update_plan become ACP plans, replayed on load."""
+"""The plans plugin in process: write_todos and update_plan become ACP plans, replayed on load."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from langacp.testing.harness import ServedAgent, serve
+from langacp.testing.harness import ServedAgent, serve_in_process
 
 AGENT = str(Path(__file__).resolve().parent / "plans_agent.py")
 TODOS = [
@@ -25,7 +25,7 @@ def tool_updates(agent: ServedAgent, sid: str) -> list[Any]:
 
 
 async def test_write_todos_becomes_a_plan_and_is_replayed() -> None:
-    async with serve(f"{AGENT}:todo_agent", plugins=["plans"]) as agent:
+    async with serve_in_process(f"{AGENT}:todo_agent", plugins=["plans"]) as agent:
         sid = await agent.start()
         assert await agent.prompt(sid, "tool write_todos " + json.dumps({"todos": TODOS})) == "end_turn"
         expected = [
@@ -55,7 +55,7 @@ async def test_write_todos_becomes_a_plan_and_is_replayed() -> None:
 
 
 async def test_builtin_update_plan_for_agents_without_write_todos() -> None:
-    async with serve(f"{AGENT}:agent", plugins=["plans"]) as agent:
+    async with serve_in_process(f"{AGENT}:agent", plugins=["plans"]) as agent:
         sid = await agent.start()
         assert await agent.prompt(sid, "which tools") == "end_turn"
         assert "update_plan" in agent.client.text(sid).split(", ")
@@ -66,7 +66,7 @@ async def test_builtin_update_plan_for_agents_without_write_todos() -> None:
 
 
 async def test_invalid_plan_fails_the_call_and_sends_no_plan() -> None:
-    async with serve(f"{AGENT}:agent", plugins=["plans"]) as agent:
+    async with serve_in_process(f"{AGENT}:agent", plugins=["plans"]) as agent:
         sid = await agent.start()
         bad = {"entries": [{"content": "x", "status": "someday"}]}
         assert await agent.prompt(sid, "tool update_plan " + json.dumps(bad)) == "end_turn"
@@ -75,7 +75,7 @@ async def test_invalid_plan_fails_the_call_and_sends_no_plan() -> None:
 
 
 async def test_update_plan_is_hidden_when_the_agent_has_write_todos() -> None:
-    async with serve(f"{AGENT}:todo_agent", plugins=["plans"]) as agent:
+    async with serve_in_process(f"{AGENT}:todo_agent", plugins=["plans"]) as agent:
         sid = await agent.start()
         assert await agent.prompt(sid, "which tools") == "end_turn"
         names = agent.client.text(sid).split(", ")
@@ -84,14 +84,14 @@ async def test_update_plan_is_hidden_when_the_agent_has_write_todos() -> None:
 
 async def test_builtin_tool_can_be_switched_off(tmp_path: Path) -> None:
     (tmp_path / ".langacp.toml").write_text('[plans]\nbuiltin_tool = false\n[other]\nkey = "ignored"\n')
-    async with serve(f"{AGENT}:agent", plugins=["plans"], cwd=tmp_path) as agent:
+    async with serve_in_process(f"{AGENT}:agent", plugins=["plans"], cwd=tmp_path) as agent:
         sid = await agent.start()
         assert await agent.prompt(sid, "which tools") == "end_turn"
         assert "update_plan" not in agent.client.text(sid).split(", ")
 
 
 async def test_core_alone_sends_no_plan() -> None:
-    async with serve(f"{AGENT}:todo_agent") as agent:
+    async with serve_in_process(f"{AGENT}:todo_agent") as agent:
         sid = await agent.start()
         assert await agent.prompt(sid, "tool write_todos " + json.dumps({"todos": TODOS})) == "end_turn"
         assert plans(agent, sid) == []

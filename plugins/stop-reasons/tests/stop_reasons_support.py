@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from langacp.testing.harness import ServedAgent, serve
+from langacp.testing.harness import ServedAgent, serve_in_process
 
 HERE = Path(__file__).resolve().parent
 AGENT = str(HERE / "stop_reasons_agent.py")
@@ -31,5 +31,5 @@ async def served(
     if fixture:
         child_env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(FIXTURE_SITE), os.environ.get("PYTHONPATH")]))
     spec = target if ":" in target else f"{AGENT}:{target}"
-    async with serve(spec, plugins=plugins, env=child_env, cwd=cwd, **kwargs) as agent:
+    async with serve_in_process(spec, plugins=plugins, env=child_env, cwd=cwd, **kwargs) as agent:
         yield agent

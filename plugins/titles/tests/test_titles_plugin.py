@@ -1,4 +1,4 @@
-"""The titles plugin over real pipes: titles from the first prompt, the agent and /title, kept for session/list."""
+"""The titles plugin in process: titles from the first prompt, the agent and /title, kept for session/list."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from acp import resource_link_block, text_block
 
-from langacp.testing.harness import ServedAgent, serve
+from langacp.testing.harness import ServedAgent, serve_in_process
 from langacp_titles import title_from_prompt
 
 HERE = Path(__file__).resolve().parent
@@ -18,7 +18,7 @@ HERE = Path(__file__).resolve().parent
 @asynccontextmanager
 async def served(*, plugin: bool = True, cwd: Path | None = None) -> AsyncIterator[ServedAgent]:
     env = {"XDG_CONFIG_HOME": str(HERE / "no-user-config")}
-    async with serve(plugins=["titles"] if plugin else [], env=env, cwd=cwd) as agent:
+    async with serve_in_process(plugins=["titles"] if plugin else [], env=env, cwd=cwd) as agent:
         yield agent
 
 

@@ -1,4 +1,4 @@
-"""langacp-tools over real pipes: what a client sees of each tool call of the workspace agent."""
+"""langacp-tools served: what a client sees of each tool call of the workspace agent (in process)."""
 
 from __future__ import annotations
 
@@ -7,15 +7,17 @@ import os
 from pathlib import Path
 
 from acp.schema import ContentToolCallContent, FileEditToolCallContent, ToolCallUpdate
-from tools_support import WORKSPACE, only_call
 
 from langacp.client import PermissionRequest, RecordingClient
-from langacp.testing.harness import serve
+from langacp.testing.calls import only_call
+from langacp.testing.harness import serve_in_process
 from langacp.testing.workspace import PIXEL_PNG
+
+WORKSPACE = "langacp.testing.workspace:agent"
 
 
 async def _run(prompt: str, workdir: Path, client: RecordingClient | None = None) -> dict[str, object]:
-    async with serve(WORKSPACE, plugins=["tools"], cwd=workdir, client=client) as agent:
+    async with serve_in_process(WORKSPACE, plugins=["tools"], cwd=workdir, client=client) as agent:
         sid = await agent.start()
         assert await agent.prompt(sid, prompt) == "end_turn"
         return only_call(agent.client.of(sid))
@@ -87,7 +89,7 @@ async def test_the_permission_request_carries_the_proposed_diff(tmp_path: Path) 
         "    return 'ask' if kind == 'edit' else None\n"
     )
     env = {"PYTHONPATH": os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH")]))}
-    async with serve(
+    async with serve_in_process(
         WORKSPACE, plugins=["tools", "askplug"], cwd=tmp_path, client=RecordingClient(answer=answer), env=env
     ) as agent:
         sid = await agent.start()
@@ -129,7 +131,7 @@ async def test_project_config_pins_a_kind(tmp_path: Path) -> None:
 
 async def test_without_the_plugin_the_core_defaults_show(tmp_path: Path) -> None:
     (tmp_path / "README.md").write_text("hello\n")
-    async with serve(WORKSPACE, plugins=[], cwd=tmp_path) as agent:
+    async with serve_in_process(WORKSPACE, plugins=[], cwd=tmp_path) as agent:
         sid = await agent.start()
         await agent.prompt(sid, _tool("read_file", path="README.md"))
         call = only_call(agent.client.of(sid))
@@ -140,7 +142,7 @@ async def test_without_the_plugin_the_core_defaults_show(tmp_path: Path) -> None
 async def test_diff_without_middleware_uses_the_text_read_when_the_arguments_were_known(tmp_path: Path) -> None:
     """A factory that drops ``setup.middleware`` (or a precompiled graph) still gets the result diff."""
     (tmp_path / "f.txt").write_text("old\n")
-    async with serve("langacp.testing.workspace:unguarded_agent", plugins=["tools"], cwd=tmp_path) as agent:
+    async with serve_in_process("langacp.testing.workspace:unguarded_agent", plugins=["tools"], cwd=tmp_path) as agent:
         sid = await agent.start()
         await agent.prompt(sid, _tool("write_file", path="f.txt", content="new\n"))
         call = only_call(agent.client.of(sid))

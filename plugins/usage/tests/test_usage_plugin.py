@@ -1,4 +1,4 @@
-"""The usage plugin over real pipes: usage_update after each model call, usage in the prompt response."""
+"""The usage plugin in process: usage_update after each model call, usage in the prompt response."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from acp import text_block
 
-from langacp.testing.harness import ServedAgent, serve
+from langacp.testing.harness import ServedAgent, serve_in_process
 
 HERE = Path(__file__).resolve().parent
 AGENT = str(HERE / "usage_agent.py")
@@ -19,7 +19,7 @@ AGENT = str(HERE / "usage_agent.py")
 @asynccontextmanager
 async def served(target: str = "agent", *, plugin: bool = True, cwd: Path | None = None) -> AsyncIterator[ServedAgent]:
     env = {"XDG_CONFIG_HOME": str(HERE / "no-user-config")}
-    async with serve(f"{AGENT}:{target}", plugins=["usage"] if plugin else [], env=env, cwd=cwd) as agent:
+    async with serve_in_process(f"{AGENT}:{target}", plugins=["usage"] if plugin else [], env=env, cwd=cwd) as agent:
         yield agent
 
 

@@ -1,9 +1,15 @@
-"""Run ``langacp serve`` as a subprocess and drive it over real pipes: for plugin authors' tests.
+"""Serve an agent and drive it with the SDK's client side: for plugin authors' tests.
 
     async with serve("langacp.testing.agent:agent", plugins=["my_plugin"]) as agent:
         sid = await agent.start()
         assert await agent.prompt(sid, 'tool add {"a": 1, "b": 2}') == "end_turn"
         titles = [u.title for u in agent.client.of(sid, "tool_call")]
+
+:func:`serve` runs ``langacp serve`` as a subprocess over real pipes (startup, stdio, signals,
+crashes: the end-to-end path). :func:`serve_in_process` takes the same arguments and runs the
+same ``LangacpAgent`` in the test's own event loop, connected to the SDK's client through an
+in-memory message pair (every message goes through JSON): no process start and no imports
+per test, for tests of what the agent answers.
 
 With ``isolate=True`` (the default) plugin autoload is off and only ``plugins`` are loaded, so
 whatever else is installed does not leak into the test. ``XDG_DATA_HOME`` points into a
@@ -12,13 +18,19 @@ temporary directory, so the default session store never touches the user's sessi
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import io
+import json
+import logging
 import os
 import sys
 import tempfile
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, cast
 
 from acp import text_block
 from acp.client.connection import ClientSideConnection
@@ -26,7 +38,16 @@ from acp.schema import InitializeResponse
 
 from langacp.client import RecordingClient, spawn_agent
 
-__all__ = ["DEFAULT_TARGET", "ServedAgent", "serve", "serve_command", "write_project_config", "write_user_config"]
+__all__ = [
+    "DEFAULT_TARGET",
+    "InProcessAgent",
+    "ServedAgent",
+    "serve",
+    "serve_command",
+    "serve_in_process",
+    "write_project_config",
+    "write_user_config",
+]
 
 DEFAULT_TARGET = "langacp.testing.agent:agent"
 
@@ -37,12 +58,15 @@ class ServedAgent:
 
     conn: ClientSideConnection
     process: object
+    """The ``asyncio.subprocess.Process``; with :func:`serve_in_process`, the :class:`InProcessAgent`."""
     client: RecordingClient
     stderr_path: Path
     cwd: Path
 
     def stderr(self) -> str:
         """What the agent logged so far."""
+        if isinstance(self.process, InProcessAgent):
+            self.process.flush_log()
         return self.stderr_path.read_text(encoding="utf-8", errors="replace")
 
     async def initialize(self) -> InitializeResponse:
@@ -70,6 +94,16 @@ def serve_command(target: str = DEFAULT_TARGET, *args: str, plugins: Sequence[st
     return [sys.executable, "-m", "langacp.cli", "serve", target, *enable, *args]
 
 
+@contextlib.contextmanager
+def _scratch(cwd: str | Path | None) -> Iterator[tuple[Path, Path, Path]]:
+    """A temporary directory: (the data home, the working directory, the agent's stderr file)."""
+    with tempfile.TemporaryDirectory(prefix="langacp-test-") as tmp:
+        workdir = Path(cwd) if cwd is not None else Path(tmp) / "work"
+        workdir.mkdir(parents=True, exist_ok=True)
+        # The default session store (sqlite, when installed) writes under XDG_DATA_HOME: never the user's own.
+        yield Path(tmp) / "data", workdir, Path(tmp) / "agent.stderr"
+
+
 @asynccontextmanager
 async def serve(
     target: str = DEFAULT_TARGET,
@@ -86,18 +120,157 @@ async def serve(
     if isolate:
         child_env["LANGACP_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     recorder = client or RecordingClient()
-    with tempfile.TemporaryDirectory(prefix="langacp-test-") as tmp:
-        # The default session store (sqlite, when installed) writes under XDG_DATA_HOME: never the user's own.
-        child_env["XDG_DATA_HOME"] = str(Path(tmp) / "data")
+    with _scratch(cwd) as (data_home, workdir, stderr_path), stderr_path.open("w") as stderr:
+        child_env["XDG_DATA_HOME"] = str(data_home)
         child_env.update(env or {})
-        workdir = Path(cwd) if cwd is not None else Path(tmp) / "work"
-        workdir.mkdir(parents=True, exist_ok=True)
-        stderr_path = Path(tmp) / "agent.stderr"
-        with stderr_path.open("w") as stderr:
-            async with spawn_agent(
-                serve_command(target, *args, plugins=plugins), recorder, env=child_env, stderr=stderr
-            ) as (conn, process):
-                yield ServedAgent(conn, process, recorder, stderr_path, workdir)
+        command = serve_command(target, *args, plugins=plugins)
+        async with spawn_agent(command, recorder, env=child_env, stderr=stderr) as (conn, process):
+            yield ServedAgent(conn, process, recorder, stderr_path, workdir)
+
+
+@dataclass
+class InProcessAgent:
+    """The agent side of :func:`serve_in_process`: the ``LangacpAgent`` and the task serving it."""
+
+    agent: Any
+    """The ``langacp.agent.LangacpAgent``."""
+    serving: asyncio.Task[None]
+    log_stream: io.TextIOBase
+
+    @property
+    def returncode(self) -> int | None:
+        """``None`` while it serves, like a running process; ``0`` once it stopped."""
+        return None if not self.serving.done() else 0
+
+    def flush_log(self) -> None:
+        self.log_stream.flush()
+
+
+class _JsonTransport:
+    """One end of the SDK's in-memory pair; every message sent is encoded and decoded as on a pipe."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    async def send(self, message: dict[str, Any]) -> None:
+        await self._inner.send(json.loads(json.dumps(message)))
+
+    async def receive(self) -> dict[str, Any] | None:
+        message: dict[str, Any] | None = await self._inner.receive()
+        return message
+
+    async def close(self) -> None:
+        await self._inner.close()
+
+
+@contextlib.contextmanager
+def _environment(env: Mapping[str, str], *, isolate: bool) -> Iterator[None]:
+    """``os.environ`` (and ``sys.path``, for ``PYTHONPATH``) as the subprocess would see them, restored after."""
+    saved_env, saved_path = dict(os.environ), list(sys.path)
+    if isolate:
+        for key in [k for k in os.environ if k.startswith("LANGACP_")]:
+            del os.environ[key]
+    os.environ.update(env)
+    extra_paths = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and p not in sys.path]
+    sys.path[:0] = extra_paths
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved_env)
+        sys.path[:] = saved_path
+
+
+@contextlib.contextmanager
+def _captured_logs(stream: io.TextIOBase, level: str) -> Iterator[None]:
+    """The agent's log records, formatted as ``langacp serve`` writes them to stderr, into ``stream``."""
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.setLevel(getattr(logging, level.upper(), logging.WARNING))
+    root = logging.getLogger()
+    old_level = root.level
+    root.addHandler(handler)
+    root.setLevel(min(old_level or logging.WARNING, handler.level))
+    try:
+        yield
+    finally:
+        root.removeHandler(handler)
+        root.setLevel(old_level)
+
+
+@asynccontextmanager
+async def serve_in_process(
+    target: str = DEFAULT_TARGET,
+    *,
+    plugins: Sequence[str] = (),
+    args: Sequence[str] = (),
+    env: Mapping[str, str] | None = None,
+    client: RecordingClient | None = None,
+    cwd: str | Path | None = None,
+    isolate: bool = True,
+) -> AsyncIterator[ServedAgent]:
+    """Like :func:`serve`, with the agent in this process: the same ``LangacpAgent`` and plugins, no pipes.
+
+    ``args`` are ``langacp serve`` options (``--store``, ``--recursion-limit``, ``--log-level``,
+    ``-p``). ``env`` is set in ``os.environ`` while the agent serves (its ``PYTHONPATH`` entries
+    are put on ``sys.path``), then restored. Logs of level ``--log-level`` and above go to
+    ``agent.stderr()``. What a subprocess alone shows (startup, stdout discipline, signals, a
+    synchronous tool that never returns) needs :func:`serve`.
+    """
+    from langacp.agent import LangacpAgent
+    from langacp.cli import build_parser
+    from langacp.plugins import load_plugins, parse_plugin_options
+    from langacp.stores import default_store_url
+
+    options = build_parser().parse_args(["serve", target, *args, *(a for n in plugins for a in ("-p", n))])
+    if options.remote or options.model:
+        raise ValueError("serve_in_process does not take --remote or --model: use serve()")
+    recorder = client or RecordingClient()
+    with _scratch(cwd) as (data_home, workdir, stderr_path):
+        child_env = {"XDG_DATA_HOME": str(data_home), **(env or {})}
+        if isolate:
+            child_env.setdefault("LANGACP_DISABLE_PLUGIN_AUTOLOAD", "1")
+        with (
+            stderr_path.open("w", encoding="utf-8") as log_stream,
+            _environment(child_env, isolate=isolate),
+            _captured_logs(log_stream, options.log_level),
+        ):
+            blocked, enabled = parse_plugin_options(options.plugin_options)
+            agent = LangacpAgent(
+                options.target,
+                load_plugins(blocked=blocked, enabled=enabled),
+                store_url=options.store or default_store_url(),
+                recursion_limit=options.recursion_limit,
+            )
+            async with _connected(agent, recorder) as (conn, serving):
+                yield ServedAgent(conn, InProcessAgent(agent, serving, log_stream), recorder, stderr_path, workdir)
+
+
+@asynccontextmanager
+async def _connected(agent: Any, client: RecordingClient) -> AsyncIterator[tuple[ClientSideConnection, Any]]:
+    """``agent`` served on one end of an in-memory pair, ``client`` on the other; closed like a pipe after."""
+    from acp.agent.connection import AgentSideConnection
+
+    try:
+        from acp._transport import memory_transport_pair
+    except ImportError:  # pragma: no cover - the SDK moved its private module
+        from acp.transports import memory_transport_pair  # type: ignore[attr-defined,no-redef]
+
+    agent_end, client_end = memory_transport_pair()
+    transport: Any = _JsonTransport(agent_end)
+    agent_conn = AgentSideConnection(cast(Any, agent), transport, listening=False, use_unstable_protocol=True)
+    serving = asyncio.ensure_future(agent_conn.listen())
+    client_transport: Any = _JsonTransport(client_end)
+    conn = ClientSideConnection(cast(Any, client), client_transport, use_unstable_protocol=True)
+    try:
+        yield conn, serving
+    finally:
+        await conn.close()  # EOF for the agent, as when an editor closes the pipe
+        with contextlib.suppress(Exception, asyncio.CancelledError):
+            await asyncio.wait_for(serving, timeout=5.0)
+        await agent.shutdown()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(agent_conn.close(), timeout=1.0)
 
 
 def write_user_config(home: Path, text: str) -> Path:

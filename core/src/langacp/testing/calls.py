@@ -1,10 +1,16 @@
-"""Helpers of the langacp-tools tests: what a client ends up knowing about each tool call."""
+"""What a client ends up knowing about each tool call, from the ``session/update`` s it received.
+
+calls = tool_calls(agent.client.of(sid))        # per tool call id
+call = only_call(agent.client.of(sid))          # the turn made exactly one call
+assert call["statuses"][-1] == "completed" and call["title"] == "Read README.md"
+"""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-WORKSPACE = "langacp.testing.workspace:agent"
+__all__ = ["only_call", "result_text", "tool_calls"]
 
 
 def tool_calls(updates: list[Any]) -> dict[str, dict[str, Any]]:
@@ -26,6 +32,13 @@ def tool_calls(updates: list[Any]) -> dict[str, dict[str, Any]]:
 
 
 def only_call(updates: list[Any]) -> dict[str, Any]:
+    """The one tool call in ``updates`` (an assertion error if there are none or several)."""
     calls = tool_calls(updates)
     assert len(calls) == 1, calls
     return next(iter(calls.values()))
+
+
+def result_text(call: dict[str, Any]) -> str:
+    """The text the tool returned (what the model reads), from a call of :func:`tool_calls`."""
+    output = call.get("raw_output")
+    return output if isinstance(output, str) else json.dumps(output)
