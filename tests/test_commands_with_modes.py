@@ -6,8 +6,6 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-from acp import text_block
-
 from langacp.testing.harness import ServedAgent, serve
 
 AGENT = "langacp.testing.agent:agent"
@@ -20,36 +18,24 @@ async def served(tmp_path: Path) -> AsyncIterator[ServedAgent]:
         yield agent
 
 
-async def commands_of(agent: ServedAgent, sid: str) -> list[str]:
-    await agent.client.wait_for(lambda _: bool(agent.client.of(sid, "available_commands_update")))
-    return [c.name for c in agent.client.of(sid, "available_commands_update")[-1].available_commands]
-
-
-async def run(agent: ServedAgent, sid: str, text: str) -> str:
-    agent.client.updates.clear()
-    response = await agent.conn.prompt(session_id=sid, prompt=[text_block(text)])
-    assert response.stop_reason == "end_turn"
-    return agent.client.text(sid)
-
-
 async def test_with_modes_mode_and_model_commands(tmp_path: Path) -> None:
     config = tmp_path / "config" / "langacp" / "config.toml"
     config.parent.mkdir(parents=True)
     config.write_text('[models]\nchoices = [{ id = "fast", factory = "langacp.testing.agent:make_model" }]\n')
     async with served(tmp_path) as agent:
         sid = await agent.start()
-        assert await commands_of(agent, sid) == ["help", "mode", "model", "tools", "clear"]
-        listing = await run(agent, sid, "/mode")
+        assert await agent.commands(sid) == ["help", "mode", "model", "tools", "clear"]
+        listing = await agent.reply(sid, "/mode")
         assert listing.startswith("Mode: Interactive. Modes:") and "- `readonly`: Read-only" in listing
-        assert await run(agent, sid, "/mode readonly") == "Switched to Read-only mode."
+        assert await agent.reply(sid, "/mode readonly") == "Switched to Read-only mode."
         await agent.client.wait_for(lambda _: bool(agent.client.of(sid, "current_mode_update")))
         assert [u.current_mode_id for u in agent.client.of(sid, "current_mode_update")] == ["readonly"]
-        assert (await run(agent, sid, "/mode yolo")).startswith("Unknown mode 'yolo'. Modes: agentic, interactive")
-        models = await run(agent, sid, "/model")
+        assert (await agent.reply(sid, "/mode yolo")).startswith("Unknown mode 'yolo'. Modes: agentic, interactive")
+        models = await agent.reply(sid, "/model")
         assert "- `default`: Default (current)" in models and "- `fast`: fast" in models
-        assert await run(agent, sid, "/model fast") == "Switched to model fast from the next turn on."
+        assert await agent.reply(sid, "/model fast") == "Switched to model fast from the next turn on."
         [update] = agent.client.of(sid, "config_option_update")
         assert next(o for o in update.config_options if o.id == "model").current_value == "fast"
-        assert (await run(agent, sid, "/model gpt-17")).startswith("Unknown model 'gpt-17'")
-        tools = await run(agent, sid, "/tools")
+        assert (await agent.reply(sid, "/model gpt-17")).startswith("Unknown model 'gpt-17'")
+        tools = await agent.reply(sid, "/tools")
         assert "- `switch_mode` (switch_mode)" in tools  # langacp-modes' tool, with its kind

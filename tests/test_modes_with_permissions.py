@@ -6,13 +6,13 @@ the mode's own rules are applied through the policy of langacp-permissions.
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 from langacp.client import RecordingClient
+from langacp.testing import calls
 from langacp.testing.harness import ServedAgent, serve
 
 AGENT = str(Path(__file__).resolve().parents[1] / "plugins" / "modes" / "tests" / "modes_agent.py") + ":agent"
@@ -35,17 +35,13 @@ async def served(tmp_path: Path, client: RecordingClient, user_config: str = "")
 
 
 def call(name: str, **args: Any) -> str:
-    return f"tool {name} {json.dumps(args)}"
+    """The test agent's prompt that makes one tool call."""
+    return calls.tool_prompt(name, **args)
 
 
 def failed_text(agent: ServedAgent, sid: str) -> str:
-    return " ".join(
-        c.content.text
-        for u in agent.client.of(sid, "tool_call_update")
-        if u.status == "failed"
-        for c in (u.content or [])
-        if getattr(c, "content", None) is not None
-    )
+    """Why this session's failed tool calls did not run."""
+    return calls.failed_text(agent.client.of(sid))
 
 
 async def test_readonly_holds_even_where_the_user_policy_allows(tmp_path: Path) -> None:

@@ -3,18 +3,18 @@
 ``start_agent`` serves the agent in the test's own event loop (``harness.serve_in_process``):
 the real ``LangacpAgent`` and plugins, the SDK's client, every message through JSON. Tests of
 what only a process shows (stdout discipline, stdin EOF, a thread that never returns) pass
-``subprocess=True`` and get ``langacp serve`` over real pipes.
+``subprocess=True`` and get ``langacp serve`` over real pipes. ``start_raw`` writes raw bytes
+to an in-process agent through ``langacp serve``'s own guarded transport, over OS pipes.
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 
 import pytest
-from core_support import REPO, SCRIPTED, RawAgent, Running, StartAgent, agent_env, serve_command
+from core_support import SCRIPTED, RawAgent, Running, StartAgent, agent_env
 
 from langacp.client import RecordingClient
 from langacp.testing import harness
@@ -55,23 +55,13 @@ def start_agent(tmp_path: Path) -> StartAgent:
 
 
 @pytest.fixture
-def start_raw(tmp_path: Path) -> Callable[..., AbstractAsyncContextManager[RawAgent]]:
+def start_raw() -> Callable[..., AbstractAsyncContextManager[RawAgent]]:
+    """``async with start_raw() as agent``: raw bytes to the agent in this process, through its guarded transport."""
+
     @asynccontextmanager
     async def _start(target: str = "agent", env: dict[str, str] | None = None) -> AsyncIterator[RawAgent]:
-        with (tmp_path / "raw.stderr").open("w") as stderr:
-            process = await asyncio.create_subprocess_exec(
-                *serve_command(target),
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=stderr,
-                env=agent_env(extra={"XDG_DATA_HOME": str(tmp_path / "data"), **(env or {})}),
-                cwd=str(REPO),
-            )
-            try:
-                yield RawAgent(process)
-            finally:
-                if process.returncode is None:
-                    process.kill()
-                await process.wait()
+        spec = target if ":" in target else f"{SCRIPTED}:{target}"
+        async with harness.serve_raw_in_process(spec, env=agent_env(extra=env), isolate=False) as pipes:
+            yield RawAgent(pipes)
 
     return _start

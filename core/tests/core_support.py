@@ -70,9 +70,9 @@ StartAgent = Callable[..., AbstractAsyncContextManager[Running]]
 
 
 class RawAgent:
-    """An agent subprocess spoken to in raw JSON lines, for malformed-input tests."""
+    """An agent spoken to in raw JSON lines, for malformed-input tests (``harness.RawPipes``, or a subprocess)."""
 
-    def __init__(self, process: asyncio.subprocess.Process) -> None:
+    def __init__(self, process: asyncio.subprocess.Process | harness.RawPipes) -> None:
         self.process = process
         self.notifications: list[dict[str, Any]] = []
 

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from langacp.testing.calls import only_call
+from langacp.testing.calls import only_call, tool_prompt
 from langacp.testing.editor import EditorClient
 from langacp.testing.harness import ServedAgent, serve_in_process
 
@@ -23,7 +22,7 @@ def editor(kind: str, **kwargs: Any) -> EditorClient:
 
 
 def tool(name: str, **args: Any) -> str:
-    return f"tool {name} {json.dumps(args)}"
+    return tool_prompt(name, **args)
 
 
 @asynccontextmanager

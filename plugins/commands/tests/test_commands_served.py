@@ -7,8 +7,6 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-from acp import text_block
-
 from langacp.client import RecordingClient
 from langacp.plugins import load_plugins
 from langacp.testing.harness import ServedAgent, serve_in_process
@@ -23,19 +21,6 @@ async def served(tmp_path: Path, *plugins: str, client: RecordingClient | None =
         yield agent
 
 
-async def commands_of(agent: ServedAgent, sid: str) -> list[str]:
-    await agent.client.wait_for(lambda _: bool(agent.client.of(sid, "available_commands_update")))
-    return [c.name for c in agent.client.of(sid, "available_commands_update")[-1].available_commands]
-
-
-async def run(agent: ServedAgent, sid: str, text: str) -> str:
-    """Send a prompt; the agent's message text of that turn."""
-    agent.client.updates.clear()
-    response = await agent.conn.prompt(session_id=sid, prompt=[text_block(text)])
-    assert response.stop_reason == "end_turn"
-    return agent.client.text(sid)
-
-
 def test_found_through_its_entry_point() -> None:
     plugins = load_plugins(autoload=True)
     [record] = [r for r in plugins.records if r.name == "commands"]
@@ -45,19 +30,19 @@ def test_found_through_its_entry_point() -> None:
 async def test_alone_offers_help_tools_clear_after_new_and_load(tmp_path: Path) -> None:
     async with served(tmp_path) as agent:
         sid = await agent.start()
-        assert await commands_of(agent, sid) == ["help", "tools", "clear"]  # no modes, no models: no /mode, /model
+        assert await agent.commands(sid) == ["help", "tools", "clear"]  # no modes, no models: no /mode, /model
         agent.client.updates.clear()
         await agent.conn.close_session(session_id=sid)
         await agent.conn.resume_session(session_id=sid, cwd=str(agent.cwd))
-        assert await commands_of(agent, sid) == ["help", "tools", "clear"]
+        assert await agent.commands(sid) == ["help", "tools", "clear"]
 
 
 async def test_help_and_tools(tmp_path: Path) -> None:
     async with served(tmp_path) as agent:
         sid = await agent.start()
-        help_text = await run(agent, sid, "/help")
+        help_text = await agent.reply(sid, "/help")
         assert help_text.splitlines()[0] == "Commands:" and "- `/clear`: Start a fresh conversation" in help_text
-        tools = await run(agent, sid, "/tools")
+        tools = await agent.reply(sid, "/tools")
         assert tools.splitlines()[0] == "Tools (5):"
         assert "- `add` (other): Add two integers." in tools and "`noisy`" in tools
 
@@ -65,21 +50,21 @@ async def test_help_and_tools(tmp_path: Path) -> None:
 async def test_unknown_command_gets_a_helpful_answer_and_paths_go_to_the_model(tmp_path: Path) -> None:
     async with served(tmp_path) as agent:
         sid = await agent.start()
-        answer = await run(agent, sid, "/frobnicate now")
+        answer = await agent.reply(sid, "/frobnicate now")
         assert answer == "Unknown command /frobnicate. Commands: /help, /tools, /clear. Type /help for details."
-        assert await run(agent, sid, "/usr/bin/python is missing") == "You said: /usr/bin/python is missing"
+        assert await agent.reply(sid, "/usr/bin/python is missing") == "You said: /usr/bin/python is missing"
 
 
 async def test_clear_starts_a_fresh_thread_that_survives_resume(tmp_path: Path) -> None:
     async with served(tmp_path) as agent:
         sid = await agent.start()
-        await run(agent, sid, "echo one")
-        assert await run(agent, sid, "history") == "echo one | history"
-        assert (await run(agent, sid, "/clear")).startswith("Started a fresh conversation")
-        assert await run(agent, sid, "history") == "history"  # the model forgot
+        await agent.reply(sid, "echo one")
+        assert await agent.reply(sid, "history") == "echo one | history"
+        assert (await agent.reply(sid, "/clear")).startswith("Started a fresh conversation")
+        assert await agent.reply(sid, "history") == "history"  # the model forgot
         await agent.conn.close_session(session_id=sid)
         await agent.conn.resume_session(session_id=sid, cwd=str(agent.cwd))
-        assert await run(agent, sid, "history") == "history | history"  # still the new thread
+        assert await agent.reply(sid, "history") == "history | history"  # still the new thread
 
 
 async def test_another_plugin_command_is_listed_and_runs(tmp_path: Path) -> None:
@@ -90,6 +75,6 @@ async def test_another_plugin_command_is_listed_and_runs(tmp_path: Path) -> None
     }
     async with serve_in_process(AGENT, plugins=["commands", "testplug"], env=env) as agent:
         sid = await agent.start()
-        assert await commands_of(agent, sid) == ["help", "tools", "clear", "hello"]
-        assert await run(agent, sid, "/hello editor") == "Hello, editor!"
-        assert "- `/hello`" in await run(agent, sid, "/help")
+        assert await agent.commands(sid) == ["help", "tools", "clear", "hello"]
+        assert await agent.reply(sid, "/hello editor") == "Hello, editor!"
+        assert "- `/hello`" in await agent.reply(sid, "/help")

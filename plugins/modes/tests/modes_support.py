@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 from langacp.client import RecordingClient
+from langacp.testing import calls
 from langacp.testing.harness import ServedAgent, serve_in_process, write_project_config, write_user_config
 
 HERE = Path(__file__).resolve().parent
@@ -47,7 +47,7 @@ project_config = write_project_config
 
 def call(name: str, **args: Any) -> str:
     """The test agent's prompt that makes one tool call."""
-    return f"tool {name} {json.dumps(args)}"
+    return calls.tool_prompt(name, **args)
 
 
 def statuses(agent: ServedAgent, sid: str) -> list[str]:
@@ -55,13 +55,8 @@ def statuses(agent: ServedAgent, sid: str) -> list[str]:
 
 
 def failed_text(agent: ServedAgent, sid: str) -> str:
-    return " ".join(
-        c.content.text
-        for u in agent.client.of(sid, "tool_call_update")
-        if u.status == "failed"
-        for c in (u.content or [])
-        if getattr(c, "content", None) is not None
-    )
+    """Why this session's failed tool calls did not run."""
+    return calls.failed_text(agent.client.of(sid))
 
 
 def current_modes(agent: ServedAgent, sid: str) -> list[str]:

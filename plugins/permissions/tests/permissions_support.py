@@ -13,6 +13,7 @@ from typing import Any
 from acp.schema import AllowedOutcome, DeniedOutcome, PermissionOption, RequestPermissionResponse, ToolCallUpdate
 
 from langacp.client import PermissionRequest, RecordingClient
+from langacp.testing import calls
 from langacp.testing.harness import ServedAgent, serve_in_process, write_project_config, write_user_config
 
 HERE = Path(__file__).resolve().parent
@@ -94,14 +95,8 @@ def statuses(agent: ServedAgent, sid: str, call_id: str | None = None) -> list[s
 
 
 def failed_text(agent: ServedAgent, sid: str) -> str:
-    """The text of the failed tool_call_updates' content."""
-    return " ".join(
-        c.content.text
-        for u in agent.client.of(sid, "tool_call_update")
-        if u.status == "failed"
-        for c in (u.content or [])
-        if getattr(c, "content", None) is not None
-    )
+    """Why this session's failed tool calls did not run."""
+    return calls.failed_text(agent.client.of(sid))
 
 
 async def never(_: PermissionRequest) -> str | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-__all__ = ["only_call", "result_text", "tool_calls"]
+__all__ = ["failed_text", "only_call", "result_text", "tool_calls", "tool_prompt"]
 
 
 def tool_calls(updates: list[Any]) -> dict[str, dict[str, Any]]:
@@ -42,3 +42,19 @@ def result_text(call: dict[str, Any]) -> str:
     """The text the tool returned (what the model reads), from a call of :func:`tool_calls`."""
     output = call.get("raw_output")
     return output if isinstance(output, str) else json.dumps(output)
+
+
+def failed_text(updates: list[Any]) -> str:
+    """The text of the content of every failed ``tool_call_update`` (why the calls did not run)."""
+    return " ".join(
+        c.content.text
+        for u in updates
+        if getattr(u, "session_update", None) == "tool_call_update" and u.status == "failed"
+        for c in (u.content or [])
+        if getattr(c, "content", None) is not None
+    )
+
+
+def tool_prompt(name: str, **args: Any) -> str:
+    """The prompt that makes the scripted test agent (:mod:`langacp.testing.agent`) call tool ``name``."""
+    return f"tool {name} {json.dumps(args)}"

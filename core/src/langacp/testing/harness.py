@@ -41,10 +41,12 @@ from langacp.client import RecordingClient, spawn_agent
 __all__ = [
     "DEFAULT_TARGET",
     "InProcessAgent",
+    "RawPipes",
     "ServedAgent",
     "serve",
     "serve_command",
     "serve_in_process",
+    "serve_raw_in_process",
     "write_project_config",
     "write_user_config",
 ]
@@ -86,6 +88,18 @@ class ServedAgent:
         """Send a text prompt; returns the stop reason."""
         response = await self.conn.prompt(session_id=session_id, prompt=[text_block(text)])
         return str(response.stop_reason)
+
+    async def reply(self, session_id: str, text: str) -> str:
+        """Send a text prompt that must end the turn normally; returns the agent's message text of that turn."""
+        self.client.updates.clear()
+        stop_reason = await self.prompt(session_id, text)
+        assert stop_reason == "end_turn", stop_reason
+        return self.client.text(session_id)
+
+    async def commands(self, session_id: str) -> list[str]:
+        """The names of the slash commands last offered in the session (waits for the first offer)."""
+        await self.client.wait_for(lambda _: bool(self.client.of(session_id, "available_commands_update")))
+        return [c.name for c in self.client.of(session_id, "available_commands_update")[-1].available_commands]
 
 
 def serve_command(target: str = DEFAULT_TARGET, *args: str, plugins: Sequence[str] = ()) -> list[str]:
@@ -217,6 +231,90 @@ async def serve_in_process(
     ``agent.stderr()``. What a subprocess alone shows (startup, stdout discipline, signals, a
     synchronous tool that never returns) needs :func:`serve`.
     """
+    recorder = client or RecordingClient()
+    async with _agent_in_process(target, plugins, args, env, cwd, isolate=isolate) as (agent, workdir, log):
+        async with _connected(agent, recorder) as (conn, serving):
+            process = InProcessAgent(agent, serving, log)
+            yield ServedAgent(conn, process, recorder, Path(log.name), workdir)
+
+
+@dataclass
+class RawPipes:
+    """The test's ends of the pipes of :func:`serve_raw_in_process`, named like a subprocess's."""
+
+    stdin: asyncio.StreamWriter
+    """Bytes written here reach the agent's JSON-RPC reader."""
+    stdout: asyncio.StreamReader
+    """The agent's JSON-RPC output, one message a line."""
+    serving: asyncio.Task[None]
+
+    @property
+    def returncode(self) -> int | None:
+        """``None`` while the agent serves."""
+        return None if not self.serving.done() else 0
+
+
+@asynccontextmanager
+async def serve_raw_in_process(
+    target: str = DEFAULT_TARGET,
+    *,
+    plugins: Sequence[str] = (),
+    args: Sequence[str] = (),
+    env: Mapping[str, str] | None = None,
+    isolate: bool = True,
+) -> AsyncIterator[RawPipes]:
+    """The agent in this process behind ``langacp serve``'s own guarded transport, over real OS pipes.
+
+    For tests that write raw bytes (malformed JSON, bad envelopes): ``pipes.stdin.write(...)``,
+    ``await pipes.stdout.readline()``.
+    """
+    from acp.agent.connection import AgentSideConnection
+
+    from langacp.transport import GuardedTransport
+
+    async with _agent_in_process(target, plugins, args, env, None, isolate=isolate) as (agent, _workdir, _log):
+        agent_in, test_out = await _pipe()
+        test_in, agent_out = await _pipe()
+        transport: Any = GuardedTransport(agent_in, agent_out)
+        agent_conn = AgentSideConnection(cast(Any, agent), transport, listening=False, use_unstable_protocol=True)
+        serving = asyncio.ensure_future(agent_conn.listen())
+        try:
+            yield RawPipes(test_out, test_in, serving)
+        finally:
+            test_out.close()
+            with contextlib.suppress(Exception, asyncio.CancelledError):
+                await asyncio.wait_for(serving, timeout=5.0)
+            await agent.shutdown()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(agent_conn.close(), timeout=1.0)
+            agent_out.close()
+
+
+async def _pipe() -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """An OS pipe as asyncio streams: (its reading end, its writing end)."""
+    from langacp.server import STDIO_LIMIT
+
+    loop = asyncio.get_running_loop()
+    read_fd, write_fd = os.pipe()
+    reader = asyncio.StreamReader(limit=STDIO_LIMIT)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(read_fd, "rb", 0))
+    transport, protocol = await loop.connect_write_pipe(
+        lambda: asyncio.StreamReaderProtocol(asyncio.StreamReader()), os.fdopen(write_fd, "wb", 0)
+    )
+    return reader, asyncio.StreamWriter(transport, protocol, None, loop)
+
+
+@asynccontextmanager
+async def _agent_in_process(
+    target: str,
+    plugins: Sequence[str],
+    args: Sequence[str],
+    env: Mapping[str, str] | None,
+    cwd: str | Path | None,
+    *,
+    isolate: bool,
+) -> AsyncIterator[tuple[Any, Path, Any]]:
+    """A ``LangacpAgent`` built as ``langacp serve`` builds it: (the agent, its workdir, its log file)."""
     from langacp.agent import LangacpAgent
     from langacp.cli import build_parser
     from langacp.plugins import load_plugins, parse_plugin_options
@@ -224,8 +322,7 @@ async def serve_in_process(
 
     options = build_parser().parse_args(["serve", target, *args, *(a for n in plugins for a in ("-p", n))])
     if options.remote or options.model:
-        raise ValueError("serve_in_process does not take --remote or --model: use serve()")
-    recorder = client or RecordingClient()
+        raise ValueError("the in-process harness does not take --remote or --model: use serve()")
     with _scratch(cwd) as (data_home, workdir, stderr_path):
         child_env = {"XDG_DATA_HOME": str(data_home), **(env or {})}
         if isolate:
@@ -242,8 +339,7 @@ async def serve_in_process(
                 store_url=options.store or default_store_url(),
                 recursion_limit=options.recursion_limit,
             )
-            async with _connected(agent, recorder) as (conn, serving):
-                yield ServedAgent(conn, InProcessAgent(agent, serving, log_stream), recorder, stderr_path, workdir)
+            yield agent, workdir, log_stream
 
 
 @asynccontextmanager
