@@ -106,3 +106,21 @@ async def test_clear_starts_a_new_server_thread_for_the_session(server: LangGrap
             assert [s.session_id for s in listed.sessions] == [sid]
             await other.conn.load_session(cwd=str(tmp_path), session_id=sid)
             assert [u.content.text for u in other.client.of(sid, "user_message_chunk")] == ["history"]
+
+
+async def test_an_edit_by_the_servers_agent_shows_as_a_diff_in_the_editor(
+    server: LangGraphDevServer, tmp_path: Path
+) -> None:
+    """The editor tool's result carries the change; langacp-tools shows it as a diff."""
+    notes = tmp_path / "notes.txt"
+    notes.write_text("alpha\nbeta\n")
+    edit = "tool edit_file " + json.dumps({"path": str(notes), "old_string": "beta", "new_string": "gamma"})
+    async with serve_remote(
+        server.url, "editor", plugins=["tools", "remote"], client=EditorClient(), cwd=tmp_path
+    ) as agent:
+        sid = await agent.start()
+        assert await agent.prompt(sid, edit) == "end_turn"
+        [final] = [u for u in agent.client.of(sid, "tool_call_update") if u.status == "completed"]
+        [diff] = [c for c in final.content or [] if c.type == "diff"]
+        assert (diff.path, diff.old_text, diff.new_text) == (str(notes), "alpha\nbeta\n", "alpha\ngamma\n")
+    assert notes.read_text() == "alpha\ngamma\n"

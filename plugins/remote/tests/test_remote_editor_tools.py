@@ -35,7 +35,7 @@ async def test_remote_editor_tools_round_trip_through_the_editor(
         # edit: read and written through the editor; a relative path is the session's
         client.buffers.clear()
         agent.client.updates.clear()
-        edit = _tool("edit_file", path="notes.txt", old_text="on", new_text="off")
+        edit = _tool("edit_file", path="notes.txt", old_string="on", new_string="off")
         assert await agent.prompt(sid, edit) == "end_turn"
         assert agent.client.text(sid) == f"done: edited {notes}"
         assert notes.read_text() == "off disk\n"

@@ -28,7 +28,11 @@ from langchain_core.tools import BaseTool, InjectedToolCallId, tool
 __all__ = ["EDITOR_REQUEST", "editor_tools"]
 
 EDITOR_REQUEST = "langacp.editor_request"
-"""``type`` of the interrupt value an editor tool raises: ``{"type", "op", "args", "tool_call_id"}``."""
+"""``type`` of the interrupt value an editor tool raises: ``{"type", "op", "args", "tool_call_id"}``.
+
+It is resumed with ``{"status": "success" | "error", "content": str, "artifact": dict | None}``;
+the artifact (``{"diff": {"path", "old_text", "new_text"}}``, ``{"terminal_id": ...}``) lets the
+editor show the change or the terminal in the tool call."""
 
 
 def _ask(op: str, args: dict[str, Any], tool_call_id: str) -> ToolMessage:
@@ -39,7 +43,10 @@ def _ask(op: str, args: dict[str, Any], tool_call_id: str) -> ToolMessage:
     if not isinstance(answer, dict):
         answer = {"status": "error", "content": f"unexpected answer to an editor request: {answer!r}"}
     status = "error" if answer.get("status") == "error" else "success"
-    return ToolMessage(content=str(answer.get("content") or ""), tool_call_id=tool_call_id, status=status, name=op)
+    artifact = answer.get("artifact") if isinstance(answer.get("artifact"), dict) else None
+    return ToolMessage(
+        content=str(answer.get("content") or ""), tool_call_id=tool_call_id, status=status, name=op, artifact=artifact
+    )
 
 
 @tool
@@ -55,9 +62,11 @@ def write_file(path: str, content: str, tool_call_id: Annotated[str, InjectedToo
 
 
 @tool
-def edit_file(path: str, old_text: str, new_text: str, tool_call_id: Annotated[str, InjectedToolCallId]) -> ToolMessage:
-    """Replace the one occurrence of ``old_text`` in a text file of the user's workspace with ``new_text``."""
-    return _ask("edit_file", {"path": path, "old_text": old_text, "new_text": new_text}, tool_call_id)
+def edit_file(
+    path: str, old_string: str, new_string: str, tool_call_id: Annotated[str, InjectedToolCallId]
+) -> ToolMessage:
+    """Replace the one occurrence of ``old_string`` in a text file of the user's workspace with ``new_string``."""
+    return _ask("edit_file", {"path": path, "old_string": old_string, "new_string": new_string}, tool_call_id)
 
 
 @tool

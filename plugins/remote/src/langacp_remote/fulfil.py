@@ -19,6 +19,8 @@ __all__ = ["editor_request", "fulfil"]
 REQUEST_TYPE = "langacp.editor_request"  # langacp_remote.editor.EDITOR_REQUEST (not imported: it needs LangChain)
 OPERATIONS = ("read_file", "write_file", "edit_file", "run_command")
 OUTPUT_LIMIT = 64 * 1024
+MAX_DIFF_CHARS = 256 * 1024
+"""Larger changes are not sent back as a diff: the artifact is stored in the server's thread."""
 
 
 def editor_request(interrupt: Any) -> dict[str, Any] | None:
@@ -74,10 +76,10 @@ async def _answer(session: SessionContext, request: dict[str, Any]) -> dict[str,
             return {"status": "success", "content": read.content}
         if op == "write_file":
             _require(session, "write_text_file")
-            await session.client.write_text_file(
-                session_id=session.session_id, path=path, content=str(args.get("content") or "")
-            )
-            return {"status": "success", "content": f"wrote {path}"}
+            content = str(args.get("content") or "")
+            before = await _current_text(session, path)
+            await session.client.write_text_file(session_id=session.session_id, path=path, content=content)
+            return {"status": "success", "content": f"wrote {path}", "artifact": _diff(path, before, content)}
         return await _edit(session, path, args)
     except _Unsupported as exc:
         return _error(str(exc))
@@ -103,17 +105,36 @@ def _require(session: SessionContext, capability: str) -> None:
 async def _edit(session: SessionContext, path: str, args: Mapping[str, Any]) -> dict[str, Any]:
     _require(session, "read_text_file")
     _require(session, "write_text_file")
-    old, new = str(args.get("old_text") or ""), str(args.get("new_text") or "")
+    old, new = str(args.get("old_string") or ""), str(args.get("new_string") or "")
     if not old:
-        return _error("old_text must not be empty")
+        return _error("old_string must not be empty")
     assert session.client is not None
     text = (await session.client.read_text_file(session_id=session.session_id, path=path)).content
     count = text.count(old)
     if count != 1:
         where = "does not occur" if count == 0 else f"occurs {count} times"
-        return _error(f"old_text {where} in {path}; it must occur exactly once")
-    await session.client.write_text_file(session_id=session.session_id, path=path, content=text.replace(old, new, 1))
-    return {"status": "success", "content": f"edited {path}"}
+        return _error(f"old_string {where} in {path}; it must occur exactly once")
+    edited = text.replace(old, new, 1)
+    await session.client.write_text_file(session_id=session.session_id, path=path, content=edited)
+    return {"status": "success", "content": f"edited {path}", "artifact": _diff(path, text, edited)}
+
+
+async def _current_text(session: SessionContext, path: str) -> str | None:
+    """The file's text as the editor has it before a write (``None``: new, or not readable)."""
+    fs = getattr(session.client_capabilities, "fs", None)
+    if session.client is None or not getattr(fs, "read_text_file", False):
+        return None
+    try:
+        return str((await session.client.read_text_file(session_id=session.session_id, path=path)).content)
+    except Exception:  # noqa: BLE001 - a file that does not exist yet
+        return None
+
+
+def _diff(path: str, old: str | None, new: str) -> dict[str, Any] | None:
+    """The change as a tool artifact (the editor shows it as a diff), unless it is too big to send back."""
+    if len(new) + len(old or "") > MAX_DIFF_CHARS:
+        return None
+    return {"diff": {"path": path, "old_text": old, "new_text": new}}
 
 
 async def _run(session: SessionContext, call: ToolCallInfo) -> dict[str, Any]:
@@ -146,7 +167,7 @@ async def _run(session: SessionContext, call: ToolCallInfo) -> dict[str, Any]:
     signal = getattr(exit_status, "signal", None)
     status = f"exit status {code}" if code is not None else f"killed by {signal}" if signal else "finished"
     text = f"{output.output}{' (output truncated)' if output.truncated else ''}\n[{status}]"
-    return {"status": "success" if code == 0 else "error", "content": text}
+    return {"status": "success" if code == 0 else "error", "content": text, "artifact": {"terminal_id": terminal_id}}
 
 
 def _reason(exc: BaseException) -> str:
