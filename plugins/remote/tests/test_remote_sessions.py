@@ -13,6 +13,7 @@ import pytest
 from acp import RequestError, text_block
 from langgraph_sdk import get_client
 
+from langacp_remote.store import ThreadStore
 from langacp_remote.testing import LangGraphDevServer, serve_remote
 
 
@@ -118,3 +119,32 @@ async def test_remote_busy_thread_is_refused_clearly(langgraph_server: LangGraph
             assert await second.prompt(await second.new_session(), "echo still here") == "end_turn"
         await first.conn.cancel(session_id=sid)
         assert (await asyncio.wait_for(turn, 10)).stop_reason == "cancelled"
+
+
+async def test_remote_list_pages_through_threads_newest_first(
+    langgraph_server: LangGraphDevServer, tmp_path: Path
+) -> None:
+    async with serve_remote(langgraph_server.url, "agent", cwd=tmp_path) as agent:
+        await agent.initialize()
+        created = [await agent.new_session() for _ in range(5)]
+        with pytest.raises(RequestError) as caught:
+            await agent.conn.list_sessions(cwd=str(tmp_path), cursor="not-a-cursor")
+        assert caught.value.code == -32602
+
+    # the store the driver serves from, on the same server, in pages of two
+    store = ThreadStore(
+        get_client(url=langgraph_server.url), langgraph_server.url, await _assistant_id(langgraph_server)
+    )
+    pages, cursor = [], None
+    while True:
+        records, cursor = await store.list(cwd=str(tmp_path), cursor=cursor, limit=2)
+        pages.append([r.session_id for r in records])
+        if cursor is None:
+            break
+    assert [len(page) for page in pages] == [2, 2, 1]
+    assert [sid for page in pages for sid in page] == list(reversed(created))  # newest first
+
+
+async def _assistant_id(server: LangGraphDevServer) -> str:
+    [assistant] = await get_client(url=server.url).assistants.search(graph_id="agent")
+    return str(assistant["assistant_id"])
