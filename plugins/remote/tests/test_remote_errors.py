@@ -104,3 +104,19 @@ async def test_remote_server_lost_mid_turn_fails_that_prompt_and_the_next_reconn
                 await asyncio.sleep(0.1)
         assert agent.client.text(sid).endswith("back again")
     await proxy.cut()
+
+
+async def test_remote_graph_errors_are_clear_and_the_session_goes_on(langgraph_server: LangGraphDevServer) -> None:
+    async with serve_remote(langgraph_server.url, "agent") as agent:
+        sid = await agent.start()
+        for prompt, reason in [("error the model broke", "RuntimeError: the model broke"), ("fail kaboom", "kaboom")]:
+            try:
+                await agent.prompt(sid, prompt)
+            except RequestError as exc:
+                assert "the graph failed on the server" in str(exc.data) and reason in str(exc.data), exc.data
+            else:
+                raise AssertionError(f"{prompt!r} should have failed")
+        assert [u.status for u in agent.client.of(sid, "tool_call_update") if u.status] == ["failed"]
+        agent.client.updates.clear()
+        assert await agent.prompt(sid, "echo still going") == "end_turn"
+        assert agent.client.text(sid) == "still going"
