@@ -247,3 +247,18 @@ async def test_acceptance_example(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     assert "".join(n.update.content.text for n in notes) == "Write notes.txt"
     assert _gone(pid)
     assert [e["type"] for e in load_activity(tmp_path / "activity.jsonl")].count("message:complete") == 2
+
+
+async def test_fast_notification_equals_a_validated_one() -> None:
+    from acp.helpers import update_agent_message_text
+    from acp.schema import SessionNotification
+
+    from langacp.client.router import notification
+
+    update = update_agent_message_text("hi")
+    for meta in (None, {"k": 1}):
+        fast = notification("s1", update, meta)
+        checked = SessionNotification(session_id="s1", update=update, field_meta=meta)
+        assert fast == checked and repr(fast) == repr(checked)
+        assert fast.model_dump(by_alias=True) == checked.model_dump(by_alias=True)
+        assert fast.model_fields_set == checked.model_fields_set

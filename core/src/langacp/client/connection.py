@@ -282,15 +282,19 @@ class AcpConnection:
         additional_directories: Sequence[str] | None = None,
     ) -> LoadSessionResponse:
         """``session/load``: the agent replays the conversation as updates, then answers."""
-        self._opened(session_id, str(cwd), additional_directories)
-        return await self._request(
-            self.conn.load_session(
-                cwd=str(cwd),
-                session_id=session_id,
-                mcp_servers=list(mcp_servers or []),
-                additional_directories=list(additional_directories) if additional_directories else None,
+        self._opened(session_id, str(cwd), additional_directories)  # before: the replay needs its roots
+        try:
+            return await self._request(
+                self.conn.load_session(
+                    cwd=str(cwd),
+                    session_id=session_id,
+                    mcp_servers=list(mcp_servers or []),
+                    additional_directories=list(additional_directories) if additional_directories else None,
+                )
             )
-        )
+        except BaseException:
+            self.sessions.pop(session_id, None)
+            raise
 
     async def list_sessions(self, cwd: str | Path | None = None, cursor: str | None = None) -> ListSessionsResponse:
         """``session/list`` (of ``cwd`` if given)."""
@@ -310,12 +314,7 @@ class AcpConnection:
     async def prompt(self, session_id: str, prompt: str | Sequence[Any]) -> PromptResult:
         """Send a prompt and wait for the turn to end. Cancelling the caller cancels the turn."""
         blocks = prompt_blocks(prompt)
-        updates: list[Any] = []
-
-        def collect(note: SessionNotification) -> None:
-            updates.append(note.update)
-
-        remove = self.add_listener(collect, session_id)
+        updates, remove = self.router.collect(session_id)
         on_prompt = getattr(self.router.handler, "on_prompt", None)
         if on_prompt is not None:
             on_prompt(session_id, blocks)
@@ -426,7 +425,12 @@ class PromptStream:
     def _start(self) -> None:
         self._remove = self.conn.add_listener(self._queue.put_nowait, self.session_id)
         self._task = asyncio.ensure_future(self.conn.prompt(self.session_id, self.prompt))
-        self._task.add_done_callback(lambda _: self._queue.put_nowait(_DONE))
+        self._task.add_done_callback(self._ended)
+
+    def _ended(self, _: object) -> None:
+        # every update of the turn is queued by now (the SDK waits for them before the response)
+        self._queue.put_nowait(_DONE)
+        self._finish()
 
     async def __anext__(self) -> SessionNotification:
         if self._task is None:

@@ -26,12 +26,28 @@ if TYPE_CHECKING:
         ToolCallUpdate,
     )
 
-__all__ = ["CallbackRouter", "Listener"]
+__all__ = ["CallbackRouter", "Listener", "notification"]
 
 log = logging.getLogger(__name__)
 
 Listener = Callable[["SessionNotification"], Awaitable[None] | None]
 """Called with every ``session/update`` of a session (or of all sessions)."""
+
+
+def notification(session_id: str, update: Any, meta: dict[str, Any] | None = None) -> SessionNotification:
+    """A ``SessionNotification`` of parts the SDK has validated already, without validating them again.
+
+    Per token this matters: validating costs ~7 µs here, pydantic's ``model_construct`` ~8 µs, this ~3 µs.
+    """
+    from acp.schema import SessionNotification
+
+    note = SessionNotification.__new__(SessionNotification)
+    fields = {"session_id", "update", "field_meta"}  # as SessionNotification(..., field_meta=meta) sets them
+    object.__setattr__(note, "__dict__", {"session_id": session_id, "update": update, "field_meta": meta})
+    object.__setattr__(note, "__pydantic_fields_set__", fields)
+    object.__setattr__(note, "__pydantic_extra__", None)
+    object.__setattr__(note, "__pydantic_private__", None)
+    return note
 
 
 def _not_found(method: str) -> Exception:
@@ -58,7 +74,17 @@ class CallbackRouter:
         self.upstream: Any = None
         self.upstream_capabilities: ClientCapabilities | None = None
         self._listeners: dict[str | None, list[Listener]] = {}
+        self._collectors: dict[str, list[list[Any]]] = {}
         self._terminals: dict[str, Any] = {}
+
+    @property
+    def handler(self) -> Any:
+        return self._handler
+
+    @handler.setter
+    def handler(self, handler: Any) -> None:
+        self._handler = handler
+        self._on_update = getattr(handler, "on_update", None)  # looked up once: it runs per token
 
     # -- upstream and listeners ----------------------------------------------------------------
 
@@ -86,6 +112,20 @@ class CallbackRouter:
 
         return remove
 
+    def collect(self, session_id: str) -> tuple[list[Any], Callable[[], None]]:
+        """A list that receives every update of ``session_id`` (cheaper than a listener); and its remover."""
+        updates: list[Any] = []
+        self._collectors.setdefault(session_id, []).append(updates)
+
+        def remove() -> None:
+            collectors = self._collectors.get(session_id, [])
+            if updates in collectors:
+                collectors.remove(updates)
+            if not collectors:
+                self._collectors.pop(session_id, None)
+
+        return updates, remove
+
     @property
     def client_capabilities(self) -> ClientCapabilities:
         """What ``initialize`` declares: the handler's capabilities."""
@@ -97,12 +137,14 @@ class CallbackRouter:
     # -- acp.Client ------------------------------------------------------------------------------
 
     async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
-        from acp.schema import SessionNotification
-
-        note = SessionNotification(session_id=session_id, update=update, field_meta=kwargs or None)
-        _call(self.handler, "on_update", session_id, update)
-        for key in (session_id, None):
-            for listener in list(self._listeners.get(key, ())):
+        if self._on_update is not None:
+            self._on_update(session_id, update)
+        for updates in self._collectors.get(session_id, ()):
+            updates.append(update)
+        listeners = [*self._listeners.get(session_id, ()), *self._listeners.get(None, ())]
+        if listeners:
+            note = notification(session_id, update, kwargs or None)
+            for listener in listeners:
                 result = listener(note)
                 if inspect.isawaitable(result):
                     await result
