@@ -148,3 +148,35 @@ async def test_tool_without_a_session_answers_by_its_policy(tmp_path: Path) -> N
     with pytest.raises(ProcessLookupError):
         os.killpg(pid, 0)
     assert [(d.title, d.decision, d.source) for d in policy.decisions] == [("add", "reject", "policy")]
+
+
+async def test_acp_node_streams_the_sub_agent_on_the_custom_stream(tmp_path: Path) -> None:
+    from langgraph.graph import END, START, MessagesState, StateGraph
+
+    from langacp.client import ConnectionManager, acp_node
+
+    command = [sys.executable, "-m", "langacp.cli", "serve", "langacp.testing.agent:agent"]
+    env = {"LANGACP_DISABLE_PLUGIN_AUTOLOAD": "1", "XDG_DATA_HOME": str(tmp_path / "data")}
+    async with ConnectionManager() as manager:
+        node = acp_node("helper", command=command, cwd=tmp_path, env=env, manager=manager)
+        graph = StateGraph(MessagesState)
+        graph.add_node("helper", node)
+        graph.add_edge(START, "helper")
+        graph.add_edge("helper", END)
+        compiled = graph.compile()
+        custom: list[Any] = []
+        final: Any = None
+        start = {"messages": [("user", "long 30")]}
+        async for mode, chunk in compiled.astream(start, stream_mode=["custom", "values"]):
+            if mode == "custom":
+                custom.append(chunk)
+            else:
+                final = chunk
+        pid = manager.get("helper").process.pid  # type: ignore[union-attr]
+    answer = "".join(f"w{i} " for i in range(30))
+    assert final["messages"][-1].text == answer and final["messages"][-1].name == "helper"
+    assert {c["acp_agent"] for c in custom} == {"helper"}
+    streamed = [c["notification"].update for c in custom]
+    assert "".join(u.content.text for u in streamed if u.session_update == "agent_message_chunk") == answer
+    with pytest.raises(ProcessLookupError):
+        os.killpg(pid, 0)
