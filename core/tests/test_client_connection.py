@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from acp.schema import SessionNotification
 from core_support import SCRIPTED, agent_env, serve_command
 
 from langacp.client import (
@@ -18,6 +19,7 @@ from langacp.client import (
     PermissionPolicy,
     PermissionRequest,
     RecordingHandler,
+    acp_agent_tool,
     load_activity,
 )
 
@@ -232,21 +234,37 @@ async def test_acceptance_example(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     monkeypatch.setenv("LANGACP_DISABLE_PLUGIN_AUTOLOAD", "1")
     monkeypatch.setenv("PATH", str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", ""))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    rec = RecordingHandler(tmp_path / "activity.jsonl")
-    policy = PermissionPolicy(allow=["read"], deny=["delete"], ask_else="reject")
-    async with AcpConnection(handler=rec, permission_policy=policy) as conn:
+    monkeypatch.chdir(tmp)  # the tool's agent command names my_agent.py relative to the cwd
+    notes = []
+    # -- the example, as written (`...` filled in) --
+    rec = RecordingHandler(tmp_path / "activity.jsonl")  # wraps the default local handler
+    async with AcpConnection(
+        handler=rec, permission_policy=PermissionPolicy(allow=["read"], deny=["delete"], ask_else="reject")
+    ) as conn:
         await conn.spawn("langacp", ["serve", "my_agent.py:agent"], cwd=tmp)
-        init = await conn.initialize()
-        info = await conn.new_session(tmp)
-        result = await conn.prompt(info.session_id, "Say hello")
-        notes = [note async for note in conn.stream_prompt(info.session_id, "echo Write notes.txt")]
+        init = await conn.initialize()  # InitializeResponse
+        info = await conn.new_session(tmp)  # .session_id, .modes, .config_options
+        result = await conn.prompt(info.session_id, "Say hello")  # .stop_reason, .text (the whole answer)
+        async for note in conn.stream_prompt(info.session_id, "Write notes.txt"):
+            notes.append(note)  # SessionNotification objects as they arrive
         await conn.cancel(info.session_id)
-        pid = conn.process.pid if conn.process else 0
+    manager = ConnectionManager()
+    await manager.connect("helper", command="langacp", args=["serve", "my_agent.py:agent"], cwd=tmp)
+    manager.get("helper")
+    await manager.dispose_all()
+    tool = acp_agent_tool("helper", command=["langacp", "serve", "my_agent.py:agent"], description="...")
+    # -- end of the example --
     assert init.protocol_version == 1 and info.session_id
     assert (result.stop_reason, result.text) == ("end_turn", "You said: Say hello")
-    assert "".join(n.update.content.text for n in notes) == "Write notes.txt"
-    assert _gone(pid)
+    assert all(isinstance(n, SessionNotification) and n.session_id == info.session_id for n in notes)
+    assert "".join(n.update.content.text for n in notes) == "You said: Write notes.txt"
+    assert conn.process is not None and _gone(conn.process.pid)
     assert [e["type"] for e in load_activity(tmp_path / "activity.jsonl")].count("message:complete") == 2
+    assert manager.names() == []
+    try:
+        assert await tool.ainvoke({"prompt": "echo from the tool"}) == "from the tool"
+    finally:
+        await tool.aclose()
 
 
 async def test_fast_notification_equals_a_validated_one() -> None:
