@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from typing import Any
 
-from langacp import SessionContext, ToolCallInfo, hookimpl
+import pytest
+
+from langacp import PromptCancelled, SessionContext, ToolCallInfo, hookimpl
 from langacp.plugins import Plugins
 
 CALL = ToolCallInfo("call_1", "add", {"a": 1})
@@ -63,6 +67,107 @@ def test_a_raising_mapper_falls_back_to_the_core_default() -> None:
     plugins = Plugins()
     plugins.register(Raising(), "raising")
     assert plugins.tool_kind(CALL, SESSION) == "other"
+
+
+class RaisingEverywhere:
+    """A plugin whose every hook raises; async ones raise when awaited."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    @hookimpl
+    def langacp_tool_title(self, call: Any, session: Any) -> str:
+        self.calls += 1
+        raise RuntimeError("title bug")
+
+    @hookimpl
+    def langacp_config_options(self, session: Any) -> list[Any]:
+        raise RuntimeError("options bug")
+
+    @hookimpl
+    async def langacp_session_tools(self, session: Any) -> list[Any]:
+        raise RuntimeError("tools bug")
+
+    @hookimpl
+    async def langacp_set_mode(self, session: Any, mode_id: str) -> bool:
+        raise RuntimeError("mode bug")
+
+    @hookimpl
+    def langacp_permission(self, call: Any, kind: str, session: Any) -> str:
+        raise RuntimeError("policy bug")
+
+    @hookimpl
+    async def langacp_ask_permission(self, call: Any, kind: str, session: Any) -> str:
+        raise RuntimeError("prompt bug")
+
+
+class Options:
+    @hookimpl
+    def langacp_config_options(self, session: Any) -> list[Any]:
+        return ["an option"]
+
+
+class Slow:
+    @hookimpl
+    async def langacp_session_created(self, session: Any) -> None:
+        await asyncio.sleep(3600)
+
+    @hookimpl
+    async def langacp_ask_permission(self, call: Any, kind: str, session: Any) -> str:
+        await asyncio.sleep(0.2)  # a person answering: never timed out
+        return "allow"
+
+
+class Cancels:
+    @hookimpl
+    def langacp_tool_title(self, call: Any, session: Any) -> str:
+        raise PromptCancelled("on purpose")
+
+
+def test_a_raising_implementation_is_skipped_and_logged_once(caplog: pytest.LogCaptureFixture) -> None:
+    plugins = Plugins()
+    broken = RaisingEverywhere()
+    plugins.register(broken, "broken")
+    plugins.register(Options(), "options")
+    with caplog.at_level(logging.DEBUG, logger="langacp.plugins"):
+        assert plugins.tool_title(CALL, SESSION) == "add"  # the core default
+        assert plugins.tool_title(CALL, SESSION) == "add"
+        assert plugins.config_options(SESSION) == ["an option"]
+    errors = [r for r in caplog.records if r.levelno == logging.ERROR]
+    assert [r.getMessage().split(" in ")[-1].split(";")[0] for r in errors] == [
+        "langacp_tool_title",
+        "langacp_config_options",
+    ]
+    assert "'broken'" in errors[0].getMessage() and errors[0].exc_info is not None
+    assert broken.calls == 2 and plugins.failures[("broken", "langacp_tool_title")] == 2
+
+
+async def test_async_implementations_are_guarded_too() -> None:
+    plugins = Plugins()
+    plugins.register(RaisingEverywhere(), "broken")
+    assert await plugins.session_tools(SESSION) == []
+    assert await plugins.set_mode(SESSION, "code") is None
+    verdict = plugins.permission_verdict(CALL, "other", SESSION)
+    assert verdict.decision == "ask"  # not the default "allow"
+    answer = await plugins.ask_permission_verdict(CALL, "other", SESSION)
+    assert answer.decision == "deny" and answer.reason == "the permission request failed"
+
+
+async def test_a_slow_implementation_times_out_except_when_a_person_answers(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LANGACP_HOOK_TIMEOUT", "0.05")
+    plugins = Plugins()
+    plugins.register(Slow(), "slow")
+    await asyncio.wait_for(plugins.session_created(SESSION), 5)
+    assert plugins.failures == {("slow", "langacp_session_created"): 1}
+    assert (await plugins.ask_permission_verdict(CALL, "other", SESSION)).decision == "allow"
+
+
+def test_prompt_cancelled_passes_through() -> None:
+    plugins = Plugins()
+    plugins.register(Cancels(), "cancels")
+    with pytest.raises(PromptCancelled):
+        plugins.tool_title(CALL, SESSION)
+    assert plugins.failures == {}
 
 
 def test_records_list_builtins_first() -> None:

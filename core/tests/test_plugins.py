@@ -89,6 +89,45 @@ async def test_third_party_mappers_override_the_defaults(start_agent: StartAgent
         assert final.content[0].content.text == "result of add: 9"
 
 
+async def test_raising_hooks_are_skipped_and_the_defaults_apply(start_agent: StartAgent) -> None:
+    """A plugin raising in langacp_session_created, langacp_config_options and two mappers."""
+    async with start_agent(testplug=["raise", "titles", "config"]) as agent:
+        await agent.conn.initialize(protocol_version=1)
+        new = await agent.conn.new_session(cwd=str(agent.cwd))
+        assert new.config_options is None  # the plugin's options are gone, the session is not
+        sid = new.session_id
+        assert await agent.prompt(sid, 'tool add {"a": 1, "b": 2}') == "end_turn"
+        assert latest(agent, sid, "title") == "add" and latest(agent, sid, "kind") == "other"
+        # Mappers that do not raise still answer: the plugin's result content is used.
+        assert agent.client.of(sid, "tool_call_update")[-1].content[0].content.text == "result of add: 3"
+        await agent.prompt(sid, 'tool add {"a": 2, "b": 2}')
+        stderr = agent.stderr()
+        for hook in ("langacp_session_created", "langacp_config_options", "langacp_tool_kind", "langacp_tool_title"):
+            logged = f"plugin 'testplug' raised RuntimeError: testplug broke in {hook} on purpose in {hook}"
+            assert stderr.count(logged) == 1, hook  # logged once, naming the plugin and the hook
+
+
+async def test_a_hook_that_never_ends_is_given_up(start_agent: StartAgent) -> None:
+    async with start_agent(testplug=["slow"], env={"LANGACP_HOOK_TIMEOUT": "0.5"}) as agent:
+        sid = await agent.start()
+        assert await agent.prompt(sid, "echo hi") == "end_turn"
+        assert "did not finish within 0.5 s" in agent.stderr()
+
+
+async def test_a_plugin_printing_does_not_reach_the_protocol(start_agent: StartAgent) -> None:
+    async with start_agent(testplug=["print"]) as agent:
+        sid = await agent.start()
+        assert await agent.prompt(sid, "echo hi") == "end_turn"
+        assert "testplug writes to stdout while it loads" in agent.stderr()
+        assert "testplug writes to stdout in a hook" in agent.stderr()
+
+
+def test_a_plugin_printing_does_not_spoil_the_plugin_list() -> None:
+    records, stderr = plugins_json(testplug=["print"])
+    assert records["testplug"]["status"] == "loaded"
+    assert "testplug writes to stdout while it loads" in stderr
+
+
 async def test_blocked_plugin_restores_the_defaults(start_agent: StartAgent) -> None:
     async with start_agent(testplug=["titles"], args=["-p", "no:testplug"]) as agent:
         sid = await agent.start()

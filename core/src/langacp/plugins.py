@@ -7,14 +7,24 @@ to register is reported on stderr and skipped, the others still load. (pluggy's 
 Blocking: ``-p no:NAME`` on the command line or ``LANGACP_DISABLE_PLUGINS=a,b``.
 ``LANGACP_DISABLE_PLUGIN_AUTOLOAD=1`` loads no entry point except those named with ``-p NAME``.
 The core's defaults are always registered (``trylast``) and cannot be blocked.
+
+Isolation: every hook implementation is wrapped when it is registered. One that raises is
+logged (once per plugin and hook, with its traceback) and skipped: a mapper falls through to
+the next implementation and, at the end, to the core's ``trylast`` default; a collector or a
+notification goes on without it. An awaitable a hook returns is awaited under the same guard,
+with a time limit (``LANGACP_HOOK_TIMEOUT`` seconds, default 60) except for the hooks that wait
+for the user. A plugin's import runs with ``sys.stdout`` pointed at stderr: stdout is the protocol.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import inspect
 import logging
 import os
-from collections.abc import Awaitable, Iterable, Sequence
+import sys
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from importlib.metadata import EntryPoint, entry_points
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
@@ -50,6 +60,21 @@ log = logging.getLogger("langacp.plugins")
 ENTRY_POINT_GROUP = "langacp"
 DISABLE_ENV = "LANGACP_DISABLE_PLUGINS"
 NO_AUTOLOAD_ENV = "LANGACP_DISABLE_PLUGIN_AUTOLOAD"
+HOOK_TIMEOUT_ENV = "LANGACP_HOOK_TIMEOUT"
+DEFAULT_HOOK_TIMEOUT = 60.0
+"""Seconds an awaitable returned by a hook implementation may take before it is given up."""
+
+UNTIMED_HOOKS = frozenset(
+    {"langacp_ask_permission", "langacp_resume_interrupt", "langacp_run_command", "langacp_authenticate"}
+)
+"""Hooks whose awaitables wait for a person (a permission answer, a command, a login): no time limit."""
+
+_FAILED_RESULT: dict[str, Any] = {
+    # A broken policy must not let a tool run unasked, nor a broken prompt approve it.
+    "langacp_permission": PermissionVerdict("ask"),
+    "langacp_ask_permission": PermissionVerdict("deny", "the permission request failed"),
+}
+"""What a failing implementation of these hooks answers instead of ``None`` ("not mine")."""
 
 T = TypeVar("T")
 
@@ -73,6 +98,35 @@ def _truthy(value: str | None) -> bool:
     return (value or "").strip().lower() not in ("", "0", "false", "no", "off")
 
 
+def _hook_timeout() -> float | None:
+    raw = os.environ.get(HOOK_TIMEOUT_ENV, "").strip()
+    if not raw:
+        return DEFAULT_HOOK_TIMEOUT
+    try:
+        value = float(raw)
+    except ValueError:
+        log.warning("langacp: %s=%r is not a number; using %g s", HOOK_TIMEOUT_ENV, raw, DEFAULT_HOOK_TIMEOUT)
+        return DEFAULT_HOOK_TIMEOUT
+    return value if value > 0 else None
+
+
+_ANSWERING_HOOKS = frozenset(
+    {"langacp_authenticate", "langacp_set_mode", "langacp_set_config_option", "langacp_run_command"}
+)
+"""Hooks that answer a client's request: a JSON-RPC error they raise is that request's answer."""
+
+
+def _passes_through(exc: BaseException, hook: str) -> bool:
+    """Exceptions a hook raises on purpose: a cancelled prompt, a LangGraph interrupt, a request's error."""
+    if isinstance(exc, PromptCancelled):
+        return True
+    acp = sys.modules.get("acp")  # neither can have been raised unless its package was imported
+    if acp is not None and isinstance(exc, acp.RequestError) and hook in _ANSWERING_HOOKS:
+        return True
+    errors = sys.modules.get("langgraph.errors")
+    return errors is not None and isinstance(exc, errors.GraphBubbleUp)
+
+
 def _split_names(value: str | None) -> set[str]:
     return {part.strip() for part in (value or "").replace(";", ",").split(",") if part.strip()}
 
@@ -93,14 +147,17 @@ class Plugins:
     """The plugin manager and a typed facade over its hooks.
 
     The rest of langacp calls these methods, never ``pm.hook.*`` directly, so a type checker
-    sees the contract. A mapper implementation that raises is logged and the core default is
-    used instead: a broken plugin cannot take a session down.
+    sees the contract. Every hook implementation is isolated (see the module docstring): a
+    broken plugin cannot take a session down.
     """
 
     def __init__(self) -> None:
         self.pm = pluggy.PluginManager(hookspecs.PROJECT)
         self.pm.add_hookspecs(hookspecs)
         self.records: list[PluginRecord] = []
+        self.hook_timeout = _hook_timeout()
+        self.failures: dict[tuple[str, str], int] = {}
+        """How often each (plugin, hook) implementation failed or timed out in this process."""
         from langacp.default_plugins import DEFAULT_PLUGINS
 
         self._defaults = DEFAULT_PLUGINS
@@ -117,6 +174,7 @@ class Plugins:
                 self.pm.unregister(name=name)
         for name, module in self._defaults:
             self.pm.register(module, name=name)
+            self._isolate(module)
         version = _version("langacp")
         self.records = [r for r in self.records if r.status != "builtin"]
         self.records[:0] = [
@@ -141,20 +199,24 @@ class Plugins:
         found = sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda ep: ep.name)
         # pluggy calls the most recently registered implementation first: register in reverse
         # alphabetical order so that, within a tier, the alphabetically first plugin wins.
-        for ep in reversed(found):
-            dist = ep.dist.name if ep.dist is not None else None
-            version = ep.dist.version if ep.dist is not None else None
-            if ep.name in blocked_set:
-                self.records.append(PluginRecord(ep.name, "blocked", dist, version))
-                continue
-            if not autoload and ep.name not in enabled_set:
-                self.records.append(PluginRecord(ep.name, "not-loaded", dist, version))
-                continue
-            self._load_one(ep, dist, version)
+        with contextlib.redirect_stdout(sys.stderr):  # a plugin printing while it loads
+            self._load_found(found, blocked_set, enabled_set, autoload)
         for name in sorted(enabled_set - {ep.name for ep in found}):
             log.warning("langacp: -p %s: no plugin of that name is installed", name)
         self._register_defaults()
         self.records.sort(key=lambda r: (r.status != "builtin", r.name))
+
+    def _load_found(self, found: list[EntryPoint], blocked: set[str], enabled: set[str], autoload: bool) -> None:
+        for ep in reversed(found):
+            dist = ep.dist.name if ep.dist is not None else None
+            version = ep.dist.version if ep.dist is not None else None
+            if ep.name in blocked:
+                self.records.append(PluginRecord(ep.name, "blocked", dist, version))
+                continue
+            if not autoload and ep.name not in enabled:
+                self.records.append(PluginRecord(ep.name, "not-loaded", dist, version))
+                continue
+            self._load_one(ep, dist, version)
 
     def _load_one(self, ep: EntryPoint, dist: str | None, version: str | None) -> None:
         if self.pm.has_plugin(ep.name):
@@ -172,6 +234,7 @@ class Plugins:
             self.pm.unregister(plugin)
             self._broken(ep.name, dist, version, f"implements unknown hooks: {', '.join(sorted(unknown))}")
             return
+        self._isolate(plugin)
         self.records.append(PluginRecord(ep.name, "loaded", dist, version, _hooks_of(self.pm, plugin)))
 
     def _broken(self, name: str, dist: str | None, version: str | None, error: str) -> None:
@@ -181,26 +244,78 @@ class Plugins:
     def register(self, plugin: object, name: str | None = None) -> None:
         """Register a plugin object from code (tests, embedding applications)."""
         self.pm.register(plugin, name=name)
+        self._isolate(plugin)
         self._register_defaults()
         self.records.append(
             PluginRecord(name or self.pm.get_name(plugin) or repr(plugin), "loaded", hooks=_hooks_of(self.pm, plugin))
         )
 
+    # -- isolation ---------------------------------------------------------------------------
+
+    def _isolate(self, plugin: object) -> None:
+        """Wrap each of ``plugin``'s hook implementations so that a failure skips it (see the module doc)."""
+        for caller in self.pm.get_hookcallers(plugin) or []:
+            for impl in caller.get_hookimpls():
+                if impl.plugin is plugin and not (impl.wrapper or impl.hookwrapper):
+                    # pluggy calls ``impl.function``; replacing it keeps its order and firstresult.
+                    setattr(impl, "function", self._guarded(impl.function, impl.plugin_name, caller.name))  # noqa: B010
+
+    def _guarded(self, function: Callable[..., Any], plugin: str, hook: str) -> Callable[..., Any]:
+        failed = _FAILED_RESULT.get(hook)
+        timed = hook not in UNTIMED_HOOKS
+
+        def guarded(*args: Any) -> Any:
+            try:
+                result = function(*args)
+            except Exception as exc:
+                if _passes_through(exc, hook):
+                    raise
+                self._failed(plugin, hook, exc)
+                return failed
+            if inspect.isawaitable(result):
+                return self._guarded_await(result, plugin, hook, failed, self.hook_timeout if timed else None)
+            return result
+
+        guarded.__wrapped__ = function  # type: ignore[attr-defined]
+        return guarded
+
+    async def _guarded_await(
+        self, awaitable: Awaitable[Any], plugin: str, hook: str, failed: Any, timeout: float | None
+    ) -> Any:
+        try:
+            if timeout is None:
+                return await awaitable
+            return await asyncio.wait_for(awaitable, timeout)
+        except TimeoutError as exc:
+            self._failed(plugin, hook, exc, f"did not finish within {timeout:g} s ({HOOK_TIMEOUT_ENV})")
+            return failed
+        except Exception as exc:
+            if _passes_through(exc, hook):
+                raise
+            self._failed(plugin, hook, exc)
+            return failed
+
+    def _failed(self, plugin: str, hook: str, exc: BaseException, why: str | None = None) -> None:
+        """Log a failing implementation: the first time with its traceback, later quietly."""
+        key = (plugin, hook)
+        count = self.failures[key] = self.failures.get(key, 0) + 1
+        what = why or f"raised {type(exc).__name__}: {exc}"
+        if count == 1:
+            log.error(
+                "langacp: plugin %r %s in %s; it was skipped (further failures of it are logged at debug level)",
+                plugin,
+                what,
+                hook,
+                exc_info=None if why else exc,
+            )
+        else:
+            log.debug("langacp: plugin %r %s in %s (failure %d)", plugin, what, hook, count)
+
     # -- calling -----------------------------------------------------------------------------
 
     def _first(self, hook: str, **kwargs: Any) -> Any:
-        """Call a firstresult hook; on a plugin error, log it and fall back to the core default."""
-        try:
-            return getattr(self.pm.hook, hook)(**kwargs)
-        except PromptCancelled:
-            raise
-        except Exception:
-            log.exception("langacp: a plugin's %s failed; using the core default", hook)
-            for _, module in self._defaults:
-                impl = getattr(module, hook, None)
-                if impl is not None:
-                    return impl(**kwargs)
-            return None
+        """Call a firstresult hook: the first non-``None`` answer (a failing implementation is skipped)."""
+        return getattr(self.pm.hook, hook)(**kwargs)
 
     def _all(self, hook: str, **kwargs: Any) -> list[Any]:
         return cast("list[Any]", getattr(self.pm.hook, hook)(**kwargs))
@@ -242,8 +357,7 @@ class Plugins:
         return [m for methods in self._all("langacp_auth_methods") for m in methods or []]
 
     async def authenticate(self, method_id: str) -> bool | None:
-        result = self._first("langacp_authenticate", method_id=method_id)
-        return None if result is None else bool(await self._resolve(result))
+        return _bool_or_none(await self._resolve(self._first("langacp_authenticate", method_id=method_id)))
 
     # per-session contributions
     async def session_middleware(self, session: SessionContext) -> list[Any]:
@@ -283,12 +397,8 @@ class Plugins:
         )
 
     def tool_updates(self, call: ToolCallInfo, result: Any, session: SessionContext) -> list[Any]:
-        """Extra session updates (a plan, …) a finished tool call produces; a failing plugin is logged."""
-        try:
-            found = self._all("langacp_tool_updates", call=call, result=result, session=session)
-        except Exception:
-            log.exception("langacp: a plugin's langacp_tool_updates failed")
-            return []
+        """Extra session updates (a plan, …) a finished tool call produces."""
+        found = self._all("langacp_tool_updates", call=call, result=result, session=session)
         return [u for updates in found for u in updates or []]
 
     # content mapping
@@ -303,15 +413,9 @@ class Plugins:
         """The policy's decision and, for a denial, its reason; anything unexpected counts as ``"ask"``.
 
         Unlike other mappers, a policy that raises does not fall back to the core default
-        (allow): the user is asked instead.
+        (allow): it answers ``"ask"``, so the user is asked instead.
         """
-        try:
-            result = self.pm.hook.langacp_permission(call=call, kind=kind, session=session)
-        except PromptCancelled:
-            raise
-        except Exception:
-            log.exception("langacp: a plugin's langacp_permission failed for %s; asking the user", call.name)
-            return PermissionVerdict("ask")
+        result = self._first("langacp_permission", call=call, kind=kind, session=session)
         if isinstance(result, PermissionVerdict) and result.decision in ("allow", "ask", "deny"):
             return result
         return PermissionVerdict(cast(PermissionDecision, result if result in ("allow", "ask", "deny") else "ask"))
@@ -343,8 +447,7 @@ class Plugins:
 
     async def set_mode(self, session: SessionContext, mode_id: str) -> bool | None:
         """Ask the plugins to switch modes; on success ``session.mode_id`` is ``mode_id`` (saved with the session)."""
-        result = self._first("langacp_set_mode", session=session, mode_id=mode_id)
-        ok = None if result is None else bool(await self._resolve(result))
+        ok = _bool_or_none(await self._resolve(self._first("langacp_set_mode", session=session, mode_id=mode_id)))
         if ok:
             session.mode_id = mode_id
         return ok
@@ -354,7 +457,7 @@ class Plugins:
 
     async def set_config_option(self, session: SessionContext, config_id: str, value: str | bool) -> bool | None:
         result = self._first("langacp_set_config_option", session=session, config_id=config_id, value=value)
-        return None if result is None else bool(await self._resolve(result))
+        return _bool_or_none(await self._resolve(result))
 
     def available_commands(self, session: SessionContext) -> list[AvailableCommand]:
         return [c for cs in self._all("langacp_available_commands", session=session) for c in cs or []]
@@ -377,6 +480,11 @@ class Plugins:
         if isinstance(result, RequestError):
             return result
         return RequestError.internal_error({"details": str(error) or type(error).__name__})
+
+
+def _bool_or_none(value: object) -> bool | None:
+    """A yes/no hook's answer; ``None`` (nobody answered, or the one who did failed) stays ``None``."""
+    return None if value is None else bool(value)
 
 
 def _version(dist: str) -> str | None:
