@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from langacp import PromptCancelled, SessionContext, ToolCallInfo, hookimpl
+from langacp import PermissionRule, PermissionVerdict, PromptCancelled, SessionContext, ToolCallInfo, hookimpl
 from langacp.plugins import Plugins
 
 CALL = ToolCallInfo("call_1", "add", {"a": 1})
@@ -168,6 +168,60 @@ def test_prompt_cancelled_passes_through() -> None:
     with pytest.raises(PromptCancelled):
         plugins.tool_title(CALL, SESSION)
     assert plugins.failures == {}
+
+
+class Rules:
+    def __init__(self, *rules: PermissionRule) -> None:
+        self.rules = list(rules)
+
+    @hookimpl
+    def langacp_permission_rules(self, call: Any, kind: str, session: Any) -> list[PermissionRule]:
+        return self.rules
+
+
+class Policy:
+    def __init__(self, decision: str) -> None:
+        self.decision = decision
+
+    @hookimpl
+    def langacp_permission(self, call: Any, kind: str, session: Any) -> str:
+        return self.decision
+
+
+@pytest.mark.parametrize(
+    ("policy", "rules", "expected"),
+    [
+        ("allow", [], "allow"),
+        ("ask", [PermissionRule("allow", tool="add")], "allow"),  # an allow rule loosens an ask
+        ("deny", [PermissionRule("allow")], "deny"),  # never a policy deny
+        ("allow", [PermissionRule("ask", kind="other")], "ask"),
+        ("allow", [PermissionRule("allow"), PermissionRule("ask")], "ask"),  # the stricter rule wins
+        ("allow", [PermissionRule("ask"), PermissionRule("deny", tool="a*", reason="no")], "deny"),
+        ("allow", [PermissionRule("deny", tool="other_tool")], "allow"),  # does not match
+        ("allow", [PermissionRule("deny", kind="edit")], "allow"),
+    ],
+)
+def test_permission_rules_combine_with_the_policy(policy: str, rules: list[PermissionRule], expected: str) -> None:
+    plugins = Plugins()
+    plugins.register(Policy(policy), "policy")
+    plugins.register(Rules(*rules[:1]), "rules1")
+    plugins.register(Rules(*rules[1:]), "rules2")
+    assert plugins.permission_verdict(CALL, "other", SESSION).decision == expected
+
+
+def test_a_deny_rule_carries_its_reason_and_a_failing_rules_hook_asks() -> None:
+    plugins = Plugins()
+    plugins.register(Rules(PermissionRule("deny", tool="add", reason="not today")), "rules")
+    assert plugins.permission_verdict(CALL, "other", SESSION) == PermissionVerdict("deny", "not today")
+    plugins = Plugins()
+    plugins.register(RaisingRules(), "raising")
+    assert plugins.permission_verdict(CALL, "other", SESSION).decision == "ask"
+
+
+class RaisingRules:
+    @hookimpl
+    def langacp_permission_rules(self, call: Any, kind: str, session: Any) -> list[PermissionRule]:
+        raise RuntimeError("rules bug")
 
 
 def test_records_list_builtins_first() -> None:

@@ -186,6 +186,17 @@ async def test_a_denial_carries_its_reason_to_the_model_and_the_editor(start_age
         assert agent.client.text(sid).startswith("done: The call to add did not run: adding is forbidden")
 
 
+async def test_a_permission_rule_is_enforced_by_the_core(start_agent: StartAgent) -> None:
+    """langacp_permission_rules: a deny rule wins although the policy (the core default) allows."""
+    async with start_agent(testplug=["rules"]) as agent:
+        sid = await agent.start()
+        assert await agent.prompt(sid, 'tool add {"a": 1, "b": 1}') == "end_turn"
+        final = agent.client.of(sid, "tool_call_update")[-1]
+        assert final.status == "failed" and "testplug's rule forbids adding" in final.content[0].content.text
+        assert await agent.prompt(sid, "tool noisy {}") == "end_turn"
+        assert agent.client.of(sid, "tool_call_update")[-1].status == "completed"  # other tools still run
+
+
 async def test_a_policy_that_raises_asks_instead_of_allowing(start_agent: StartAgent) -> None:
     """langacp_permission raising: the core default (allow) must not be used; the user is asked."""
     client = RecordingClient(answer="reject_once")
@@ -409,3 +420,19 @@ async def test_session_loaded_hook(start_agent: StartAgent) -> None:
         assert "session_loaded" in [e["event"] for e in agent.events()]
         assert await agent.prompt(sid, "history") == "end_turn"
         assert agent.client.text(sid).endswith("echo one | history")
+
+
+async def test_typed_session_data_is_saved_and_restored(start_agent: StartAgent) -> None:
+    """SessionContext.data: a plugin's dataclass, kept with the session under its name."""
+    async with start_agent(testplug=["events", "data"]) as agent:
+        sid = await agent.start()
+        await agent.prompt(sid, "echo one")
+        await agent.prompt(sid, "echo two")
+        await agent.conn.close_session(session_id=sid)
+        await agent.conn.resume_session(session_id=sid, cwd=str(agent.cwd))
+        await agent.prompt(sid, "echo three")
+        fork = await agent.conn.fork_session(session_id=sid, cwd=str(agent.cwd))
+        await agent.prompt(fork.session_id, "echo four")
+        data = [e for e in agent.events() if e["event"] == "data"]
+        assert [(e["session_id"], e["prompts"]) for e in data] == [(sid, 1), (sid, 2), (sid, 3), (fork.session_id, 4)]
+        assert data[-1]["texts"] == ["echo one", "echo two", "echo three", "echo four"]

@@ -10,6 +10,7 @@ from langacp.hookspecs import hookimpl
 from langacp.target import SessionSetup
 from langacp.types import (
     PermissionDecision,
+    PermissionRule,
     PermissionVerdict,
     PromptCancelled,
     SessionContext,
@@ -19,6 +20,7 @@ from langacp.types import (
 
 __all__ = [
     "PermissionDecision",
+    "PermissionRule",
     "PermissionVerdict",
     "PromptCancelled",
     "SessionContext",

@@ -41,7 +41,14 @@ if TYPE_CHECKING:
         ToolKind,
     )
 
-    from langacp.types import PermissionDecision, PermissionVerdict, SessionContext, ToolCallInfo, TurnOutcome
+    from langacp.types import (
+        PermissionDecision,
+        PermissionRule,
+        PermissionVerdict,
+        SessionContext,
+        ToolCallInfo,
+        TurnOutcome,
+    )
 
 PROJECT = "langacp"
 hookspec = pluggy.HookspecMarker(PROJECT)
@@ -214,10 +221,24 @@ def langacp_output_block(block: dict[str, Any], session: SessionContext) -> list
 def langacp_permission(
     call: ToolCallInfo, kind: ToolKind, session: SessionContext
 ) -> PermissionDecision | PermissionVerdict | None:
-    """Decide whether a tool call may run: ``"allow"``, ``"ask"`` or ``"deny"``.
+    """The permission policy: whether a tool call may run, ``"allow"``, ``"ask"`` or ``"deny"``.
 
-    Enforced before the tool runs for factory targets (the core's tool guard middleware).
-    A ``PermissionVerdict`` carries the reason of a ``"deny"`` to the model.
+    Enforced before the tool runs for factory targets (the core's tool guard middleware),
+    together with the rules of ``langacp_permission_rules``. A ``PermissionVerdict`` carries
+    the reason of a ``"deny"`` to the model. Core default: ``"allow"``.
+    """
+
+
+@hookspec
+def langacp_permission_rules(
+    call: ToolCallInfo, kind: ToolKind, session: SessionContext
+) -> list[PermissionRule] | None:
+    """Return ``PermissionRule``s for this tool call; every plugin's rules count (not firstresult).
+
+    The core enforces them, whoever decides the policy: a matching ``deny`` rule wins over
+    everything, the policy's (``langacp_permission``) ``deny`` is final, then a matching
+    ``ask`` rule asks, then a matching ``allow`` rule allows; otherwise the policy decides.
+    An implementation that raises counts as an ``ask`` rule.
     """
 
 

@@ -34,11 +34,13 @@ import pluggy
 from langacp import hookspecs
 from langacp.types import (
     PermissionDecision,
+    PermissionRule,
     PermissionVerdict,
     PromptCancelled,
     SessionContext,
     ToolCallInfo,
     TurnOutcome,
+    combine_permission,
 )
 
 if TYPE_CHECKING:
@@ -73,6 +75,7 @@ _FAILED_RESULT: dict[str, Any] = {
     # A broken policy must not let a tool run unasked, nor a broken prompt approve it.
     "langacp_permission": PermissionVerdict("ask"),
     "langacp_ask_permission": PermissionVerdict("deny", "the permission request failed"),
+    "langacp_permission_rules": [PermissionRule("ask", source="a plugin whose rules failed")],
 }
 """What a failing implementation of these hooks answers instead of ``None`` ("not mine")."""
 
@@ -409,8 +412,16 @@ class Plugins:
         return cast("list[Any]", self._first("langacp_output_block", block=block, session=session) or [])
 
     # permissions
-    def permission_verdict(self, call: ToolCallInfo, kind: ToolKind, session: SessionContext) -> PermissionVerdict:
-        """The policy's decision and, for a denial, its reason; anything unexpected counts as ``"ask"``.
+    def permission_rules(self, call: ToolCallInfo, kind: ToolKind, session: SessionContext) -> list[PermissionRule]:
+        """Every plugin's rules for a call (``langacp_permission_rules``); anything but a rule counts as ``ask``."""
+        found = self._all("langacp_permission_rules", call=call, kind=kind, session=session)
+        rules = [rule for answer in found for rule in answer or []]
+        return [
+            r if isinstance(r, PermissionRule) else PermissionRule("ask", source=f"invalid rule {r!r}") for r in rules
+        ]
+
+    def policy_verdict(self, call: ToolCallInfo, kind: ToolKind, session: SessionContext) -> PermissionVerdict:
+        """The policy's own decision (``langacp_permission``); anything unexpected counts as ``"ask"``.
 
         Unlike other mappers, a policy that raises does not fall back to the core default
         (allow): it answers ``"ask"``, so the user is asked instead.
@@ -419,6 +430,15 @@ class Plugins:
         if isinstance(result, PermissionVerdict) and result.decision in ("allow", "ask", "deny"):
             return result
         return PermissionVerdict(cast(PermissionDecision, result if result in ("allow", "ask", "deny") else "ask"))
+
+    def permission_verdict(self, call: ToolCallInfo, kind: ToolKind, session: SessionContext) -> PermissionVerdict:
+        """What the core enforces for a call: the plugins' rules combined with the policy.
+
+        See :func:`langacp.types.combine_permission` (a matching deny rule wins, then a policy
+        deny, then an ask rule, then an allow rule, then the policy).
+        """
+        rules = self.permission_rules(call, kind, session)
+        return combine_permission(rules, self.policy_verdict(call, kind, session), call.name, kind)
 
     async def ask_permission_verdict(
         self, call: ToolCallInfo, kind: ToolKind, session: SessionContext

@@ -6,9 +6,10 @@ Kept free of LangChain and ACP imports at runtime so that loading plugins (done 
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from fnmatch import fnmatchcase
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 if TYPE_CHECKING:
     from acp.schema import ClientCapabilities
@@ -17,12 +18,15 @@ if TYPE_CHECKING:
 
 __all__ = [
     "PermissionDecision",
+    "PermissionRule",
     "PermissionVerdict",
     "PromptCancelled",
     "SessionContext",
     "ToolCallInfo",
     "TurnOutcome",
 ]
+
+M = TypeVar("M")
 
 PermissionDecision = Literal["allow", "ask", "deny"]
 """What a permission policy says about one tool call."""
@@ -41,6 +45,58 @@ class PermissionVerdict:
     reason: str | None = None
 
 
+@dataclass(frozen=True)
+class PermissionRule:
+    """A rule a plugin contributes through ``langacp_permission_rules``; the core enforces it.
+
+    It applies to calls whose tool name matches ``tool`` and whose kind matches ``kind``
+    (shell-style globs, case-sensitive; ``None`` matches anything, so a rule naming neither
+    applies to every call it is returned for). ``reason`` is what the model and the editor are
+    told when the rule denies a call; ``source`` says who made the rule (``"mode readonly"``,
+    a config file's path), for logs and reasons.
+    """
+
+    decision: PermissionDecision
+    tool: str | None = None
+    kind: str | None = None
+    reason: str | None = None
+    source: str = ""
+
+    def __post_init__(self) -> None:
+        if self.decision not in ("allow", "ask", "deny"):
+            raise ValueError(f"a rule's decision must be allow, ask or deny, not {self.decision!r}")
+
+    def matches(self, tool: str, kind: str) -> bool:
+        """Whether this rule applies to a call of ``tool`` of kind ``kind``."""
+        return (self.tool is None or fnmatchcase(tool, self.tool)) and (
+            self.kind is None or fnmatchcase(kind, self.kind)
+        )
+
+
+def combine_permission(
+    rules: Sequence[PermissionRule], policy: PermissionVerdict, tool: str, kind: str
+) -> PermissionVerdict:
+    """The core's decision for one call from the plugins' rules and the policy's verdict.
+
+    1. a matching ``deny`` rule denies (the first one's reason);
+    2. the policy's ``deny`` is final;
+    3. a matching ``ask`` rule asks;
+    4. a matching ``allow`` rule allows (it turns the policy's ``ask`` into ``allow``);
+    5. otherwise the policy's verdict stands.
+    """
+    matching = [rule for rule in rules if rule.matches(tool, kind)]
+    for rule in matching:
+        if rule.decision == "deny":
+            source = f" (a rule from {rule.source})" if rule.source else ""
+            return PermissionVerdict("deny", rule.reason or f"a permission rule denies it{source}")
+    if policy.decision == "deny":
+        return policy
+    for decision in ("ask", "allow"):
+        if any(rule.decision == decision for rule in matching):
+            return PermissionVerdict(decision)  # type: ignore[arg-type]
+    return policy
+
+
 class PromptCancelled(Exception):
     """Raise from a hook or tool to end the turn with stop reason ``cancelled``.
 
@@ -54,8 +110,10 @@ class PromptCancelled(Exception):
 class SessionContext:
     """What langacp knows about one ACP session; handed to every session-scoped hook.
 
-    ``state`` is scratch space for plugins: key it by your plugin name. ``send_update`` sends
-    one ``session/update`` for this session (an ACP update model from ``acp.schema``).
+    A plugin keeps what it needs with the session through two typed helpers: :meth:`data`
+    (saved with the session, restored on ``session/load``) and :meth:`scratch` (live objects
+    of this process). ``send_update`` sends one ``session/update`` for this session (an ACP
+    update model from ``acp.schema``).
     """
 
     session_id: str
@@ -64,7 +122,11 @@ class SessionContext:
     mcp_servers: list[Any] = field(default_factory=list)
     client_capabilities: ClientCapabilities | None = None
     mode_id: str | None = None
+    """The session's current mode; the core saves it with the session."""
+    title: str | None = None
+    """The session's title (``session/list`` shows it); a plugin may set it, the core saves it."""
     state: dict[str, Any] = field(default_factory=dict)
+    """Untyped scratch space, kept for older plugins: prefer :meth:`scratch`."""
     send_update: Callable[[Any], Awaitable[None]] | None = None
     client: Any = None
     """The SDK's connection to the client (``acp.Client``): permission requests, fs, terminal."""
@@ -75,6 +137,47 @@ class SessionContext:
     new_thread: Callable[[], Awaitable[None]] | None = None
     """Start a fresh conversation thread for this session (what ``/clear`` does): the model no
     longer sees the earlier messages; the session, its settings and its old thread are kept."""
+    stored: dict[str, Any] = field(default_factory=dict, repr=False)
+    """The saved plugin data as the store holds it (JSON by owner name); the core's, read :meth:`data`."""
+    _data: dict[str, Any] = field(default_factory=dict, repr=False, init=False)
+    _scratch: dict[type[Any], Any] = field(default_factory=dict, repr=False, init=False)
+
+    def data(self, model: type[M], name: str | None = None) -> M:
+        """This session's ``model`` data, saved with the session under ``name``.
+
+        ``model`` is a pydantic model or a dataclass whose fields all have defaults. The first
+        call restores it from the stored session (or makes ``model()``); later calls return the
+        same object: change it in place, and the core saves it with the session (after each
+        prompt, mode or config change and command). ``name`` defaults to the model's top-level
+        package without ``langacp_`` (``langacp_modes`` → ``"modes"``).
+        """
+        from langacp.session_data import data_name, load_data
+
+        key = name or data_name(model)
+        found = self._data.get(key)
+        if found is None:
+            found = self._data[key] = load_data(model, self.stored.get(key), name=key, session_id=self.session_id)
+        elif not isinstance(found, model):
+            raise TypeError(f"session data {key!r} is a {type(found).__name__}, not a {model.__name__}")
+        return found
+
+    def scratch(self, model: type[M], factory: Callable[[], M] | None = None) -> M:
+        """This session's live ``model`` object (not saved), made by ``factory`` (default ``model()``) on first use.
+
+        Keyed by the class itself, so two plugins never share one by accident.
+        """
+        found = self._scratch.get(model)
+        if found is None:
+            found = self._scratch[model] = factory() if factory is not None else model()
+        return found  # type: ignore[no-any-return]
+
+    def saved_data(self) -> dict[str, Any]:
+        """``stored`` with the current value of every :meth:`data` object: what the core saves."""
+        from langacp.session_data import dump_data
+
+        for key, value in self._data.items():
+            self.stored[key] = dump_data(value)
+        return self.stored
 
 
 @dataclass(frozen=True)

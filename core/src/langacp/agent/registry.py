@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from acp import RequestError
 
+from langacp.session_data import sync_record
 from langacp.stores import SessionRecord, SessionStore, StoreError, now_iso
 from langacp.types import SessionContext
 
@@ -110,6 +111,8 @@ class SessionRegistry:
             mcp_servers=list(mcp_servers or []),
             client_capabilities=self.client_capabilities,
             mode_id=record.mode_id,
+            title=record.title,
+            stored=record.data,
             client=self.client,
             plugins=self.plugins,
         )
@@ -279,8 +282,8 @@ def unreadable(session_id: str, exc: BaseException) -> RequestError:
 
 
 def _sync(session: Session) -> None:
-    # The context's mode is the one truth; the record only mirrors it when it is stored.
-    session.record.mode_id = session.context.mode_id
+    # The context (mode, title, plugins' typed data) is the one truth; the record mirrors it when stored.
+    sync_record(session.record, session.context)
 
 
 def _describe_servers(servers: list[Any] | None) -> list[dict[str, Any]]:

@@ -20,6 +20,7 @@ from acp.schema import (
 
 from langacp.agent.registry import SessionRegistry, check_dirs, unreadable
 from langacp.agent.responses import session_response
+from langacp.session_data import sync_record
 from langacp.stores import InvalidCursor, SessionRecord, copy_thread
 
 __all__ = ["SessionMethods"]
@@ -76,6 +77,8 @@ class SessionMethods:
         check_dirs(cwd, additional_directories)
         target, store = await self.registry.loader.target_and_store()
         live = self.registry.idle(session_id)
+        if live is not None:
+            sync_record(live.record, live.context)  # what its plugins hold now
         source = live.record if live is not None else await self.registry.stored_record(store, session_id)
         record = SessionRecord(
             session_id=uuid.uuid4().hex,

@@ -8,12 +8,9 @@ from typing import Any
 from langacp.types import SessionContext
 from langacp_content.convert import to_acp
 
-__all__ = ["STATE_KEY", "output_updates", "refusal_text"]
+__all__ = ["output_updates", "refusal_text"]
 
 log = logging.getLogger("langacp_content")
-
-STATE_KEY = "content"
-"""``session.state["content"]``: ``{"refusal": True}`` once the model refused in the running turn."""
 
 _warned: set[str] = set()
 
@@ -63,7 +60,6 @@ def output_updates(block: dict[str, Any], session: SessionContext) -> list[Any]:
     kind = block.get("type")
     refusal = refusal_text(block)
     if refusal is not None:
-        session.state.setdefault(STATE_KEY, {})["refusal"] = True
         from acp import text_block
 
         return [update_agent_message(text_block(refusal))]

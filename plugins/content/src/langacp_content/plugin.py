@@ -48,13 +48,6 @@ def langacp_prompt_block(block: Any, session: SessionContext) -> list[dict[str, 
 
 
 @hookimpl
-def langacp_prompt_started(session: SessionContext) -> None:
-    from langacp_content.output import STATE_KEY
-
-    session.state.setdefault(STATE_KEY, {})["refusal"] = False
-
-
-@hookimpl
 def langacp_output_block(block: dict[str, Any], session: SessionContext) -> list[Any]:
     from langacp_content.output import output_updates
 

@@ -6,11 +6,12 @@ How a mode judges one tool call:
    if its tool name matches one of the globs or its kind is one of the kinds. Anything else is
    denied with a reason the model reads; it never runs. A mode that lists neither lets every
    tool through to step 2.
-2. **Allow, ask or deny?** The mode's ``rules`` are added on top of the base policy: the
-   session's configured policy when ``langacp-permissions`` is installed, else :data:`BASE_RULES`
-   (read, search, think and fetch run; everything else asks). As in ``langacp-permissions``, a
-   matching ``deny`` wins, a rule naming a tool beats a rule naming a kind, and the last
-   matching rule wins.
+2. **Allow, ask or deny?** The mode's ``rules`` are judged together (a matching ``deny`` wins,
+   a rule naming a tool beats a rule naming a kind, the last matching rule wins) and handed to
+   the core as one permission rule, which it applies on top of the base policy: the session's
+   configured policy when a permission plugin (``langacp-permissions``) decides one, else
+   :data:`BASE_RULES` (read, search, think and fetch run; everything else asks). The core's
+   order: a deny rule wins, a policy deny is final, an ask rule asks, an allow rule allows.
 """
 
 from __future__ import annotations
@@ -159,11 +160,13 @@ DEFAULT_MODES: tuple[Mode, ...] = (
 """The built-in modes; the default is ``interactive``."""
 
 
-def decide(rules: tuple[ModeRule, ...], tool: str, kind: str) -> PermissionDecision:
-    """What ``rules`` say about a call: a matching deny wins, tool rules beat kind rules, last wins, else ask."""
+def decide(
+    rules: tuple[ModeRule, ...], tool: str, kind: str, default: PermissionDecision | None = "ask"
+) -> PermissionDecision | None:
+    """What ``rules`` say about a call: a deny wins, tool rules beat kind rules, the last wins, else ``default``."""
     matching = [rule for rule in rules if rule.matches(tool, kind)]
     if not matching:
-        return "ask"
+        return default
     if any(rule.decision == "deny" for rule in matching):
         return "deny"
     by_tool = [rule for rule in matching if rule.tool is not None]

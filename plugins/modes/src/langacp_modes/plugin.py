@@ -6,21 +6,21 @@ import logging
 from collections.abc import Awaitable
 from typing import Any
 
-from langacp import PermissionVerdict, SessionContext, ToolCallInfo, hookimpl
+from langacp import PermissionRule, PermissionVerdict, SessionContext, ToolCallInfo, hookimpl
 from langacp_modes import options
-from langacp_modes.session import current_mode, open_session, own_decision, permissions_active, state_of, switch_mode
+from langacp_modes.mode import BASE_RULES, decide
+from langacp_modes.session import current_mode, open_session, state_of, switch_mode
 from langacp_modes.switch_tool import SWITCH_TOOL, ask_to_switch, make_switch_tool, refusal
 
 log = logging.getLogger("langacp_modes")
 
 
-# trylast: after langacp-permissions has read its configuration, so the mode's policy derives from it.
-@hookimpl(trylast=True)
+@hookimpl
 def langacp_session_created(session: SessionContext) -> None:
     open_session(session, created=True)
 
 
-@hookimpl(trylast=True)
+@hookimpl
 def langacp_session_loaded(session: SessionContext) -> None:
     open_session(session, created=False)
 
@@ -51,18 +51,32 @@ def langacp_tool_title(call: ToolCallInfo, session: SessionContext) -> str | Non
     return f"Switch to {target.name} mode" if target is not None else "Switch mode"
 
 
-# tryfirst: a mode's refusal beats any other policy (an "always allow" answered in another mode too).
-@hookimpl(tryfirst=True)
-def langacp_permission(call: ToolCallInfo, kind: str, session: SessionContext) -> PermissionVerdict | None:
+@hookimpl
+def langacp_permission_rules(call: ToolCallInfo, kind: str, session: SessionContext) -> list[PermissionRule]:
+    """The current mode's say about a call; the core enforces it whichever plugin decides the policy.
+
+    A mode's refusal is a ``deny`` rule, so it beats any policy (an "always allow" answered in
+    another mode too). The mode's own rules are judged together (a deny wins, a rule naming a
+    tool beats one naming a kind, the last wins) and become one rule.
+    """
+    mode = current_mode(session)
+    source = f"mode {mode.id}"
     if call.name == SWITCH_TOOL:
         reason = refusal(session, call.args.get("mode_id"))
-        return PermissionVerdict("deny", reason) if reason else PermissionVerdict("ask")
-    mode = current_mode(session)
+        return [
+            PermissionRule("deny", reason=reason, source=source) if reason else PermissionRule("ask", source=source)
+        ]
     if not mode.permits(call.name, kind):
-        return PermissionVerdict("deny", mode.refusal(call.name, kind))
-    if permissions_active(session):
-        return None  # langacp-permissions decides, with the mode's rules added to its policy
-    return PermissionVerdict(own_decision(session, call.name, kind))
+        return [PermissionRule("deny", reason=mode.refusal(call.name, kind), source=source)]
+    decision = decide(mode.rules, call.name, kind, default=None)
+    return [PermissionRule(decision, source=source)] if decision is not None else []
+
+
+# trylast: the base policy only when no other plugin (langacp-permissions) decides one.
+@hookimpl(trylast=True)
+def langacp_permission(call: ToolCallInfo, kind: str, session: SessionContext) -> PermissionVerdict:
+    """Read, search, think and fetch run; everything else asks (:data:`~langacp_modes.mode.BASE_RULES`)."""
+    return PermissionVerdict(decide(BASE_RULES, call.name, kind) or "ask")
 
 
 @hookimpl(tryfirst=True)

@@ -7,19 +7,17 @@ model choice and thought level in ``SessionRecord.data["modes"]``.
 from __future__ import annotations
 
 import logging
-import sys
 from dataclasses import dataclass, field
 from typing import Any
 
-from langacp import PermissionDecision, SessionContext
+from langacp import SessionContext
 from langacp_modes.config import ModeConfig, ModelChoice, load_config
-from langacp_modes.mode import BASE_RULES, Mode, decide
+from langacp_modes.mode import Mode
 
 __all__ = [
     "DEFAULT_MODEL",
     "ModesState",
     "current_mode",
-    "permissions_active",
     "set_model",
     "set_thought_level",
     "state_of",
@@ -73,34 +71,8 @@ def current_mode(session: SessionContext) -> Mode:
     return config.modes.get(session.mode_id or "") or config.modes[config.default_mode]
 
 
-def permissions_active(session: SessionContext) -> bool:
-    """Whether ``langacp-permissions`` is loaded for this session (then its policy is swapped)."""
-    module = sys.modules.get("langacp_permissions.plugin")
-    return module is not None and session.plugins is not None and session.plugins.pm.is_registered(module)
-
-
-def apply_policy(session: SessionContext) -> None:
-    """Put the current mode's rules in force through ``langacp-permissions``, when it is loaded."""
-    if not permissions_active(session):
-        return
-    from langacp_permissions import Rule, configured_policy, set_policy
-
-    mode = current_mode(session)
-    if not mode.rules:
-        set_policy(session, None)
-        return
-    source = f"mode {mode.id}"
-    rules = [Rule(r.decision, tool=r.tool, kind=r.kind, source=source) for r in mode.rules]
-    set_policy(session, configured_policy(session).with_rules(*rules))
-
-
-def own_decision(session: SessionContext, tool: str, kind: str) -> PermissionDecision:
-    """The mode's decision when ``langacp-permissions`` is not loaded: the base rules plus the mode's."""
-    return decide((*BASE_RULES, *current_mode(session).rules), tool, kind)
-
-
 def open_session(session: SessionContext, *, created: bool) -> None:
-    """Settle the mode of a new or restored session and apply its policy."""
+    """Settle the mode of a new or restored session."""
     state = state_of(session)
     if not created:  # read the files again: they may have changed since the session was saved
         state.config = load_config(session.cwd)
@@ -118,15 +90,13 @@ def open_session(session: SessionContext, *, created: bool) -> None:
     if data.get("model") not in (None, DEFAULT_MODEL, *config.models):
         data.pop("model", None)
         data.pop("thought_level", None)
-    apply_policy(session)
 
 
 def switch_mode(session: SessionContext, mode_id: str) -> bool:
     """Switch the session to ``mode_id`` (``False``: no such mode). The caller tells the client."""
     if mode_id not in state_of(session).config.modes:
         return False
-    session.mode_id = mode_id
-    apply_policy(session)
+    session.mode_id = mode_id  # the core saves it with the session
     return True
 
 

@@ -66,17 +66,26 @@ def options_for(scope: Scope) -> list[Any]:
     ]
 
 
+def settled(call: ToolCallInfo, kind: str, session: SessionContext) -> PermissionVerdict | None:
+    """An answer the user already gave that settles ``call`` without asking: this turn's, or an "always" one."""
+    answered = state_of(session).answered.get(call_key(call))
+    if answered is not None:
+        return answered
+    scope = scope_of(call, kind)
+    remembered = recall(session, scope)
+    return _remembered_verdict(scope, remembered) if remembered is not None else None
+
+
 async def ask(call: ToolCallInfo, kind: str, session: SessionContext) -> PermissionVerdict:
     """Ask the client about ``call``; remember "always" answers. Raises ``PromptCancelled`` on ``cancelled``.
 
+    Called when the core's decision (the policy with every plugin's rules) is ``ask``.
     Requests of one session go one at a time, so an "always" answer settles the calls
     waiting behind it (parallel tool calls of the same tool) without asking again.
     """
     state = state_of(session)
     async with state.lock:
-        verdict = decide(call, kind, session)
-        if verdict.decision == "ask":
-            verdict = await _request(call, kind, session)
+        verdict = settled(call, kind, session) or await _request(call, kind, session)
         state.answered[call_key(call)] = verdict
         return verdict
 

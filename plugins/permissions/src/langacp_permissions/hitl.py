@@ -71,11 +71,19 @@ async def _answer(session: SessionContext, interrupts: list[Any], requests: list
     return {interrupt.id: answer for interrupt, answer in zip(interrupts, answers, strict=True)}
 
 
+async def _verdict(session: SessionContext, call: ToolCallInfo) -> PermissionVerdict:
+    """The core's decision for ``call`` (the policy with every plugin's rules), asking the user if it says so."""
+    plugins = session.plugins
+    if plugins is None:  # no plugin manager: this plugin's policy alone
+        verdict = decide(call, "other", session)
+        return await ask(call, "other", session) if verdict.decision == "ask" else verdict
+    kind = plugins.tool_kind(call, session)
+    verdict = plugins.permission_verdict(call, kind, session)
+    return await plugins.ask_permission_verdict(call, kind, session) if verdict.decision == "ask" else verdict
+
+
 async def _decision(session: SessionContext, call: ToolCallInfo, allowed: Sequence[str]) -> dict[str, Any]:
-    kind = session.plugins.tool_kind(call, session) if session.plugins is not None else "other"
-    verdict: PermissionVerdict = decide(call, kind, session)
-    if verdict.decision == "ask":
-        verdict = await ask(call, kind, session)
+    verdict = await _verdict(session, call)
     if verdict.decision == "allow" and "approve" in allowed:
         return {"type": "approve"}
     reason = verdict.reason or "the user declined it"

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Sequence
 from typing import Any
 
-from langacp import PermissionVerdict, SessionContext, ToolCallInfo, hookimpl
+from langacp import PermissionRule, PermissionVerdict, SessionContext, ToolCallInfo, hookimpl
 from langacp_permissions import decisions, hitl
-from langacp_permissions.session import configured_policy, state_of
+from langacp_permissions.session import configured_policy, policy_for, state_of
 
 
 @hookimpl
@@ -28,6 +28,26 @@ def langacp_prompt_started(session: SessionContext, prompt: Sequence[Any]) -> No
 @hookimpl
 def langacp_permission(call: ToolCallInfo, kind: str, session: SessionContext) -> PermissionVerdict:
     return decisions.decide(call, kind, session)
+
+
+@hookimpl
+def langacp_permission_rules(call: ToolCallInfo, kind: str, session: SessionContext) -> list[PermissionRule]:
+    """The restrictions (a project's rules, which may only tighten) as core rules.
+
+    They are part of the policy too; as rules, no other plugin's ``allow`` rule (a mode's
+    "allow everything") can loosen them.
+    """
+    return [
+        PermissionRule(
+            rule.decision,
+            rule.tool,
+            rule.kind,
+            reason=f"the permission policy denies it ({rule.describe()})",
+            source=rule.source,
+        )
+        for rule in policy_for(session).restrictions
+        if rule.decision != "allow" and rule.matches(call.name, kind)
+    ]
 
 
 @hookimpl

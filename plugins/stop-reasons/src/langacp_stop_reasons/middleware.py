@@ -1,6 +1,6 @@
 """The per-prompt model-call limit, and forgetting a refused prompt, as LangChain middleware.
 
-The count lives in the session (``session.state["stop_reasons"]``), reset when a prompt
+The count lives in the session (``session.scratch(TurnState)``), reset when a prompt
 starts: permission round trips and human-in-the-loop resumes within one prompt do not reset
 it (LangChain's own ``run_limit`` counters restart on every resume).
 """
@@ -16,7 +16,7 @@ from langchain_core.messages import AIMessage, HumanMessage, RemoveMessage
 from langgraph.types import Command
 
 from langacp import SessionContext
-from langacp_stop_reasons.reasons import STATE_KEY, is_refusal
+from langacp_stop_reasons.reasons import TurnState, is_refusal
 
 __all__ = ["TurnLimits"]
 
@@ -43,23 +43,22 @@ class TurnLimits(AgentMiddleware):  # type: ignore[type-arg]
     ) -> ModelCallResult:
         # Both checks live around the model call rather than in before/after-model hooks:
         # those would add two graph steps to every model call (measured: ~20% of a tool loop).
-        turn = self.session.state.setdefault(STATE_KEY, {})
-        calls = int(turn.get("model_calls", 0))
-        if self.max_model_calls and calls >= self.max_model_calls:
-            turn["limit_hit"] = True
+        turn = self.session.scratch(TurnState)
+        if self.max_model_calls and turn.model_calls >= self.max_model_calls:
+            turn.limit_hit = True
             text = (
                 f"Stopped: this prompt reached the limit of {self.max_model_calls} model calls "
                 "([stop_reasons] max_model_calls). Send another prompt to continue."
             )
             return AIMessage(content=text)  # no tool calls: the agent loop ends here
-        turn["model_calls"] = calls + 1
+        turn.model_calls += 1
         response = await handler(request)
         if not self.forget_refusals:
             return response
         result = response.result if isinstance(response, ModelResponse) else []
         if not (result and is_refusal(result[-1])):
             return response
-        turn["refused"] = True
+        turn.refused = True
         return ExtendedModelResponse(response, Command(update={"messages": _forget_turn(request.messages, result)}))
 
 

@@ -2,8 +2,8 @@
 
 Stop reasons, first match wins: ``cancelled``; ``max_turn_requests`` (the per-prompt model-call
 limit, or LangGraph's recursion limit); ``max_tokens`` (the provider's length finish, or a
-context-window error); ``refusal`` (a refusal finish or block, a refusal error, or the content
-plugin's ``session.state["content"]["refusal"]``); otherwise ``end_turn``. Other provider
+context-window error); ``refusal`` (a refusal finish or block in the turn's last model
+response, or a refusal error); otherwise ``end_turn``. Other provider
 errors (authentication, rate limit, quota, overload, network) answer the prompt with a JSON-RPC
 error, after a message that tells the user what happened.
 
@@ -22,7 +22,7 @@ from typing import Any
 from langacp import SessionContext, TurnOutcome, hookimpl
 from langacp.config import load_table
 from langacp_stop_reasons.errors import classify
-from langacp_stop_reasons.reasons import LENGTH_REASONS, STATE_KEY, is_refusal
+from langacp_stop_reasons.reasons import LENGTH_REASONS, TurnState, is_refusal
 
 log = logging.getLogger("langacp.stop_reasons")
 
@@ -57,15 +57,16 @@ def langacp_session_middleware(session: SessionContext) -> list[Any]:
 
 @hookimpl
 def langacp_prompt_started(session: SessionContext, prompt: Any) -> None:
-    session.state[STATE_KEY] = {"model_calls": 0}
+    turn = session.scratch(TurnState)
+    turn.model_calls, turn.limit_hit, turn.refused = 0, False, False
 
 
 @hookimpl
 def langacp_stop_reason(session: SessionContext, outcome: TurnOutcome) -> str | None:
-    turn = session.state.get(STATE_KEY) or {}
+    turn = session.scratch(TurnState)
     if outcome.cancelled:
         return "cancelled"
-    if turn.get("limit_hit"):
+    if turn.limit_hit:
         return "max_turn_requests"
     if outcome.error is not None:
         if type(outcome.error).__name__ == "GraphRecursionError":
@@ -76,10 +77,7 @@ def langacp_stop_reason(session: SessionContext, outcome: TurnOutcome) -> str | 
         if error is not None and error.kind == "refusal":
             return "refusal"
         return None  # the core answers with the JSON-RPC error langacp_map_error builds
-    content = session.state.get("content")
-    if turn.get("refused") or is_refusal(outcome.last_message, outcome.finish_reason):
-        return "refusal"
-    if isinstance(content, dict) and content.get("refusal"):
+    if turn.refused or is_refusal(outcome.last_message, outcome.finish_reason):
         return "refusal"
     if (outcome.finish_reason or "").lower() in LENGTH_REASONS:
         return "max_tokens"

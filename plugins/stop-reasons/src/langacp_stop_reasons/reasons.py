@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["LENGTH_REASONS", "REFUSAL_REASONS", "STATE_KEY", "is_refusal"]
+__all__ = ["LENGTH_REASONS", "REFUSAL_REASONS", "TurnState", "is_refusal"]
 
-STATE_KEY = "stop_reasons"
-"""``SessionContext.state`` key of this plugin's per-prompt state."""
+
+@dataclass
+class TurnState:
+    """This plugin's per-prompt state (``session.scratch(TurnState)``), reset when a prompt starts."""
+
+    model_calls: int = 0
+    limit_hit: bool = False
+    refused: bool = False
+
 
 LENGTH_REASONS = {"length", "max_tokens", "max_output_tokens", "model_length", "model_context_window_exceeded"}
 """Provider finish / stop reasons meaning the output hit its token limit."""

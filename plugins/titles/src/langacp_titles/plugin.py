@@ -21,14 +21,9 @@ from langacp_titles.titles import set_title
 TOOL_NAME = "set_session_title"
 
 
-def _record_title(session: SessionContext) -> str | None:
-    record = session.state.get("record")
-    return getattr(record, "title", None)
-
-
 @hookimpl
 async def langacp_prompt_started(session: SessionContext, prompt: Any) -> None:
-    if _record_title(session) is not None:
+    if session.title is not None:
         return  # titled already (by a prompt, the agent, the user or another plugin)
     title = title_from_prompt(prompt)
     if title is not None:
@@ -37,7 +32,7 @@ async def langacp_prompt_started(session: SessionContext, prompt: Any) -> None:
 
 @hookimpl
 async def langacp_session_loaded(session: SessionContext) -> None:
-    title = _record_title(session)
+    title = session.title
     if title is not None and session.send_update is not None:
         from acp.schema import SessionInfoUpdate
 
@@ -95,7 +90,7 @@ def langacp_run_command(session: SessionContext, name: str, argument: str) -> An
     async def run() -> str:
         title = clean_title(argument)
         if title is None:
-            current = _record_title(session)
+            current = session.title
             return f"This session is titled {current!r}." if current else "This session has no title yet."
         await set_title(session, title, "user")
         return f"Renamed the session to {title!r}."

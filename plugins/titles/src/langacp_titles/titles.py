@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Literal
 
 from langacp import SessionContext
 
-__all__ = ["DATA_KEY", "TitleSource", "set_title"]
+__all__ = ["TitleSource", "TitlesData", "set_title"]
 
-DATA_KEY = "titles"
 TitleSource = Literal["prompt", "agent", "user", "plugin"]
+
+
+@dataclass
+class TitlesData:
+    """What is kept with the session (``session.data``, name ``titles``): who gave the title."""
+
+    source: TitleSource | None = None
 
 
 async def set_title(session: SessionContext, title: str, source: TitleSource = "plugin") -> None:
@@ -19,14 +27,9 @@ async def set_title(session: SessionContext, title: str, source: TitleSource = "
     """
     from acp.schema import SessionInfoUpdate
 
-    from langacp.stores import now_iso
-
-    record = session.state.get("record")
-    updated_at = now_iso()
-    if record is not None:
-        record.title = title
-        record.updated_at = updated_at
-        record.data[DATA_KEY] = {"source": source}
+    updated_at = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    session.title = title  # the core saves it with the session
+    session.data(TitlesData).source = source
     if session.send_update is not None:
         await session.send_update(
             SessionInfoUpdate(session_update="session_info_update", title=title, updated_at=updated_at)

@@ -28,14 +28,22 @@ from typing import Any
 from langacp import SessionContext
 from langacp.config import load_table
 
-__all__ = ["TURN_KEY", "Meter", "Prices"]
+__all__ = ["Meter", "Prices", "UsageData"]
 
 log = logging.getLogger("langacp.usage")
 
-DATA_KEY = "usage"
-"""Key of this plugin's data in the session record (kept with the session)."""
-TURN_KEY = "usage.turn"
-"""``session.state`` key: model calls reported this turn by the middleware (reset when a prompt starts)."""
+
+@dataclass
+class UsageData:
+    """What is kept with the session (``session.data``, name ``usage``): the last call's size, the running cost."""
+
+    used: int | None = None
+    """Tokens in context after the last model call (its input + output)."""
+    size: int | None = None
+    """The context window of the last model called."""
+    model: str | None = None
+    cost: float | None = None
+    currency: str | None = None
 
 
 @dataclass(frozen=True)
@@ -72,15 +80,13 @@ class Meter:
         currency = self.config.get("currency", "USD")
         self.currency = currency if isinstance(currency, str) and currency else "USD"
 
+        self.calls_this_turn = 0
+        """Model calls the middleware reported in the running turn (reset when a prompt starts)."""
+
     @property
-    def data(self) -> dict[str, Any]:
+    def data(self) -> UsageData:
         """What is kept with the session: the last ``used`` / ``size``, the cumulative ``cost``."""
-        record = self.session.state.get("record")
-        store: dict[str, Any] = record.data if record is not None else self.session.state
-        data = store.get(DATA_KEY)
-        if not isinstance(data, dict):
-            data = store[DATA_KEY] = {}
-        return data
+        return self.session.data(UsageData)
 
     def window(self, model_name: str | None, model: Any = None) -> int | None:
         """The context window: the config's, else the model profile's ``max_input_tokens``."""
@@ -117,15 +123,15 @@ class Meter:
         data = self.data
         prices = self.prices(model_name)
         if prices is not None:
-            data["cost"] = float(data.get("cost") or 0.0) + prices.cost(dict(usage))
-            data["currency"] = self.currency
-        used = int(usage.get("input_tokens") or 0) + int(usage.get("output_tokens") or 0)
+            data.cost = (data.cost or 0.0) + prices.cost(dict(usage))
+            data.currency = self.currency
+        data.used = int(usage.get("input_tokens") or 0) + int(usage.get("output_tokens") or 0)
+        data.model = model_name
         size = self.window(model_name, model)
-        data.update(used=used, model=model_name)
         if size is None:
             log.debug("langacp: context window of model %r unknown; no usage_update", model_name)
             return None
-        data["size"] = size
+        data.size = size
         return self.current()
 
     def current(self) -> Any | None:
@@ -133,12 +139,12 @@ class Meter:
         from acp.schema import Cost, UsageUpdate
 
         data = self.data
-        if not isinstance(data.get("used"), int) or not isinstance(data.get("size"), int):
+        if data.used is None or data.size is None:
             return None
         cost = None
-        if isinstance(data.get("cost"), (int, float)):
-            cost = Cost(amount=round(float(data["cost"]), 6), currency=str(data.get("currency") or self.currency))
-        return UsageUpdate(session_update="usage_update", used=data["used"], size=data["size"], cost=cost)
+        if data.cost is not None:
+            cost = Cost(amount=round(data.cost, 6), currency=data.currency or self.currency)
+        return UsageUpdate(session_update="usage_update", used=data.used, size=data.size, cost=cost)
 
 
 def _model_name(model: Any) -> str | None:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import AIMessage
 
-from langacp_usage.meter import TURN_KEY, Meter
+from langacp_usage.meter import Meter
 
 if TYPE_CHECKING:
     from langchain.agents.middleware import ModelRequest, ModelResponse
@@ -34,7 +34,7 @@ class UsageReporter(AgentMiddleware):  # type: ignore[type-arg]
         messages = response.result if hasattr(response, "result") else [response]
         message = next((m for m in reversed(messages) if isinstance(m, AIMessage)), None)
         session = self.meter.session
-        session.state[TURN_KEY] = int(session.state.get(TURN_KEY) or 0) + 1
+        self.meter.calls_this_turn += 1
         update = self.meter.update(message, request.model) if message is not None else None
         if update is not None and session.send_update is not None:
             await session.send_update(update)

@@ -14,17 +14,12 @@ from __future__ import annotations
 from typing import Any
 
 from langacp import SessionContext, TurnOutcome, hookimpl
-from langacp_usage.meter import TURN_KEY, Meter
-
-METER_KEY = "usage.meter"
+from langacp_usage.meter import Meter
 
 
 def meter(session: SessionContext) -> Meter:
     """This session's meter (configuration read once per session)."""
-    found = session.state.get(METER_KEY)
-    if not isinstance(found, Meter):
-        found = session.state[METER_KEY] = Meter(session)
-    return found
+    return session.scratch(Meter, lambda: Meter(session))
 
 
 @hookimpl
@@ -43,7 +38,7 @@ async def langacp_session_loaded(session: SessionContext) -> None:
 
 @hookimpl
 def langacp_prompt_started(session: SessionContext, prompt: Any) -> None:
-    session.state[TURN_KEY] = 0
+    meter(session).calls_this_turn = 0
 
 
 @hookimpl
@@ -65,7 +60,7 @@ def langacp_prompt_usage(session: SessionContext, outcome: TurnOutcome) -> Any:
 
 @hookimpl
 async def langacp_prompt_finished(session: SessionContext, stop_reason: str, outcome: TurnOutcome) -> None:
-    if session.state.get(TURN_KEY) or outcome.last_message is None or session.send_update is None:
+    if meter(session).calls_this_turn or outcome.last_message is None or session.send_update is None:
         return
     # No middleware in this agent (a precompiled graph): report the turn's last model call now.
     update = meter(session).update(outcome.last_message)
