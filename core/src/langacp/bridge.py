@@ -255,6 +255,10 @@ class TurnReporter:
             state.status = "in_progress"
             self.sink.put(update_tool_call(call_id, status="in_progress"))
 
+    def pending_calls(self) -> list[ToolCallInfo]:
+        """Tool calls announced to the client and not started, in order."""
+        return [state.call for state in self.tools.values() if state.status == "pending"]
+
     def _describe(self, call: ToolCallInfo, *, has_args: bool = True) -> dict[str, Any]:
         described = self.plugins.describe_tool(call, self.session)
         if not has_args:  # start content (a proposed diff, …) is derived from the arguments

@@ -14,6 +14,7 @@ from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import ToolMessage
 from langgraph.errors import GraphBubbleUp
 
+from langacp.running import running_turn
 from langacp.types import PromptCancelled, SessionContext, ToolCallInfo
 
 if TYPE_CHECKING:
@@ -23,16 +24,12 @@ if TYPE_CHECKING:
     from langacp.plugins import Plugins
 
 __all__ = [
-    "RUNNER_KEY",
     "ToolGuardMiddleware",
     "error_result",
     "permission_refusal",
     "refused_message",
     "run_contained",
 ]
-
-RUNNER_KEY = "langacp.turn"
-"""``SessionContext.state`` key of the running turn's ``TurnReporter`` (set by the agent or ``langacp.lib``)."""
 
 
 class ToolGuardMiddleware(AgentMiddleware):  # type: ignore[type-arg]
@@ -56,7 +53,7 @@ class ToolGuardMiddleware(AgentMiddleware):  # type: ignore[type-arg]
         refused = await permission_refusal(self.plugins, self.session, call)
         if refused is not None:
             return refused
-        runner = self.session.state.get(RUNNER_KEY)
+        runner = running_turn(self.session)
         if runner is not None:
             runner.tool_started(call.tool_call_id, call.name, call.args)
         return await run_contained(call, handler, request)

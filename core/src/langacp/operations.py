@@ -96,7 +96,6 @@ async def end_turn(
     its ``config``, repairs the thread for the next turn.
     """
     from langacp.bridge import CANCELLED_TEXT, repair_thread
-    from langacp.middleware import RUNNER_KEY
 
     outcome = reporter.outcome
     if outcome.cancelled or outcome.error is not None:
@@ -113,8 +112,6 @@ async def end_turn(
                 )
             except Exception:
                 log.exception("could not repair the thread of session %s", session.session_id)
-    if session.state.get(RUNNER_KEY) is reporter:
-        del session.state[RUNNER_KEY]
     stop_reason = plugins.stop_reason(session, outcome)
     usage = plugins.prompt_usage(session, outcome)
     await sink.flush()

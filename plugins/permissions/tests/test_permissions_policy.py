@@ -157,9 +157,9 @@ def test_a_prefix_never_covers_a_longer_or_chained_command() -> None:
 
 
 def _session(tmp_path: Path, record: SessionRecord | None = None) -> SessionContext:
-    session = SessionContext(session_id="s", cwd=str(tmp_path))
-    session.state["record"] = record or SessionRecord(session_id="s", cwd=str(tmp_path))
-    return session
+    """A session as the core opens it from ``record``: its data is the record's."""
+    record = record or SessionRecord(session_id="s", cwd=str(tmp_path))
+    return SessionContext(session_id="s", cwd=str(tmp_path), stored=record.data)
 
 
 def test_remembered_answers_live_in_the_record_as_json(config_home: Path) -> None:
@@ -168,7 +168,7 @@ def test_remembered_answers_live_in_the_record_as_json(config_home: Path) -> Non
     remember(session, scope, "allow")
     remember(session, scope_of(ToolCallInfo("2", "write", {}), "edit"), "deny")
     remember(session, scope, "deny")  # a later answer replaces the earlier one
-    record: SessionRecord = session.state["record"]
+    record = SessionRecord(session_id="s", cwd=str(config_home), data=session.saved_data())
     stored = json.loads(json.dumps(record.as_dict()))
     restored = _session(config_home, SessionRecord(**stored))  # as a persistent store would give it back
     assert recall(restored, scope) == "deny"
@@ -190,6 +190,7 @@ def test_stored_garbage_is_ignored_never_trusted(config_home: Path) -> None:
     assert decide(ToolCallInfo("1", "sh", {"command": "rm x"}), "execute", session).decision == "ask"
     assert decide(ToolCallInfo("1", "write", {}), "edit", session).decision == "allow"
     record.data["permissions"] = "garbage"
+    session = _session(config_home, record)
     assert decide(ToolCallInfo("1", "write", {}), "edit", session).decision == "ask"
 
 

@@ -65,14 +65,14 @@ class PromptMethods:
         from langchain_core.messages import HumanMessage
 
         from langacp.bridge import TurnRunner
-        from langacp.middleware import RUNNER_KEY
         from langacp.operations import end_turn, prompt_content
+        from langacp.running import enter_turn
 
         context = session.context
         content = prompt_content(self.plugins, context, prompt)
         outcome = TurnOutcome()
         runner = TurnRunner(self.plugins, context, session.sink, session.graph, guarded=session.guarded)
-        context.state[RUNNER_KEY] = runner
+        enter_turn(runner)  # in this turn's own task (and its graph): the tool guard and the plugins find it
         config: dict[str, Any] = {**session.config, "recursion_limit": self.recursion_limit}
         session.cancellable = True
         try:

@@ -117,7 +117,6 @@ class SessionRegistry:
             plugins=self.plugins,
         )
         sink, release = open_outbox(self.plugins, context, functools.partial(self._send, session_id))
-        context.state["record"] = record
         record.data["langacp"] = {**record.data.get("langacp", {}), "mcp_servers": _describe_servers(mcp_servers)}
         try:
             graph, guarded = await self._build(target, store, context, created=created)

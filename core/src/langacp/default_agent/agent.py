@@ -8,6 +8,7 @@ from typing import Any
 from langacp.default_agent.fs_tools import make_fs_tools
 from langacp.default_agent.models import MODEL_ENV, load_model
 from langacp.target import SessionSetup
+from langacp.types import ToolCallInfo
 
 __all__ = ["SYSTEM_PROMPT", "agent"]
 
@@ -16,8 +17,8 @@ SYSTEM_PROMPT = (
     "You can list, read and search its files ({access}; paths are relative to the project). "
     "For multi-step work, keep a todo list with write_todos. Be concise."
 )
-WRITE_TOOLS = frozenset({"write_file", "edit_file", "run_command"})
-"""Tools a plugin (langacp-client-tools) may contribute that make the agent more than read-only."""
+WRITE_KINDS = frozenset({"edit", "delete", "move", "execute"})
+"""Kinds of contributed tools (a client-tools plugin's writes and commands) that make the agent more than read-only."""
 
 _model: Any = None
 
@@ -45,7 +46,16 @@ def agent(setup: SessionSetup) -> Any:
         tools=tools,
         system_prompt=SYSTEM_PROMPT.format(
             cwd=session.cwd,
-            access="and change them with the tools listed below" if contributed & WRITE_TOOLS else "read-only",
+            access="and change them with the tools listed below" if _writes(setup) else "read-only",
         ),
         middleware=extra,
     )
+
+
+def _writes(setup: SessionSetup) -> bool:
+    """Whether a plugin contributed a tool that changes files or runs commands (by its kind, as the plugins map it)."""
+    session, plugins = setup.session, setup.session.plugins
+    if plugins is None:
+        return False
+    names = {name for name in (getattr(t, "name", None) for t in setup.tools) if isinstance(name, str)}
+    return any(plugins.tool_kind(ToolCallInfo("", name, {}), session) in WRITE_KINDS for name in names)

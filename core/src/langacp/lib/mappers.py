@@ -96,7 +96,10 @@ async def finish_turn(
     if outcome.last_message is None:
         outcome.last_message = found.last_message
         outcome.finish_reason = outcome.finish_reason or found.finish_reason
-    return await end_turn(session.plugins, session.context, session.sink, reporter, graph=graph, config=config)
+    response = await end_turn(session.plugins, session.context, session.sink, reporter, graph=graph, config=config)
+    if session.turn is reporter:
+        session.turn = None
+    return response
 
 
 def to_request_error(session: LibrarySession, error: BaseException, method: str = "session/prompt") -> RequestError:
@@ -151,18 +154,15 @@ def restore_state(data: Mapping[str, Any]) -> dict[str, Any]:
     return restored
 
 
+MCP_SERVER_METADATA = "mcp_server"
+"""``tool.metadata`` key a plugin sets on the tools of the session's MCP servers (the server's name)."""
+
+
 def load_mcp_tools(session: LibrarySession) -> list[Any]:
     """The LangChain tools of the session's MCP servers (those of ``session/new`` and the configured ones).
 
-    Needs langacp-mcp: it connects the servers on persistent sessions when the session opens
-    (:func:`~langacp.lib.open_session`) and closes them with it. They are also among
-    ``session.tools``.
+    Needs a plugin that connects them (langacp-mcp: it does when the session opens,
+    :func:`~langacp.lib.open_session`, and closes them with it). They are among ``session.tools``,
+    marked with ``metadata["mcp_server"]``.
     """
-    import importlib
-
-    try:
-        plugin = importlib.import_module("langacp_mcp.plugin")
-    except ImportError as exc:
-        raise RuntimeError("MCP tools need langacp-mcp: pip install langacp-mcp") from exc
-    servers = plugin.servers_of(session.context)
-    return list(servers.tools) if servers is not None else []
+    return [tool for tool in session.tools if (getattr(tool, "metadata", None) or {}).get(MCP_SERVER_METADATA)]

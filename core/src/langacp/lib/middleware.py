@@ -77,8 +77,8 @@ class ACPSessionMiddleware(_SessionBound):
     ``_langacp/state_snapshot`` with params ``{"sessionId", "kind", "turn", "state"}``; see
     ``docs/library.md``. It also reports every model response to the turn (usage, finish
     reason: what the stop reason is computed from) and runs the model-call wrappers of the
-    middleware plugins contribute (``langacp_session_middleware``), except the modes plugin's,
-    which :class:`ACPModeMiddleware` runs.
+    middleware plugins contribute (``langacp_session_middleware``), except those that apply the
+    session's mode (``langacp_role = "mode"``), which :class:`ACPModeMiddleware` runs.
     """
 
     state_schema = ACPSessionState
@@ -109,7 +109,7 @@ class ACPSessionMiddleware(_SessionBound):
     async def awrap_model_call(self, request: ModelRequest[Any], handler: ModelHandler) -> ModelResponse[Any]:
         # Done here rather than in an after-model hook: such a hook is one more graph step per call.
         session = self.session(request.runtime)
-        wrappers = [m for m in session.middleware if m.name != _MODES_MIDDLEWARE]
+        wrappers = [m for m in session.middleware if not _is_mode(m)]
         response = await _chain_model(wrappers, request, handler)
         produced = _messages_of(response)
         for message in produced:
@@ -175,7 +175,7 @@ class ACPToolMiddleware(_SessionBound):
         turn = current_turn(session)
         if self.report_start:
             turn.tool_started(call.tool_call_id, call.name, call.args)
-        wrappers = [m for m in session.middleware if m.name != _MODES_MIDDLEWARE]
+        wrappers = [m for m in session.middleware if not _is_mode(m)]
         result = await run_contained(call, lambda r: _chain_tool(wrappers, r, handler), request)
         if self.report_result and isinstance(result, ToolMessage):
             turn.finish_tool(result)
@@ -253,16 +253,22 @@ async def _reviewed(
     )
 
 
-_MODES_MIDDLEWARE = "langacp_modes"
-"""Name of the middleware langacp-modes contributes (the mode's prompt, model, thought level)."""
+MODE_ROLE = "mode"
+"""A contributed middleware whose ``langacp_role`` attribute is this applies the session's mode
+(its prompt, model, thought level): :class:`ACPModeMiddleware` runs it, not the session middleware."""
+
+
+def _is_mode(middleware: Any) -> bool:
+    return getattr(middleware, "langacp_role", None) == MODE_ROLE
 
 
 class ACPModeMiddleware(_SessionBound):
     """Session modes: the current mode's system prompt, model and thought level on every model call.
 
-    Needs langacp-modes installed (without it, no modes are offered and this passes calls
-    through). The mode's allowed tools and permission requirement are enforced by
-    :class:`ACPPermissionMiddleware` (through the permission hook). Switch modes with
+    Runs the contributed middleware marked ``langacp_role = "mode"`` (langacp-modes'; without a
+    modes plugin, no modes are offered and this passes calls through). The mode's allowed tools
+    and permission requirement are enforced by :class:`ACPPermissionMiddleware` (through the
+    permission hooks). Switch modes with
     :meth:`set_mode` (your agent's ``set_session_mode``); it sends ``current_mode_update``.
     """
 
@@ -271,7 +277,7 @@ class ACPModeMiddleware(_SessionBound):
         return "acp_modes"
 
     async def awrap_model_call(self, request: ModelRequest[Any], handler: ModelHandler) -> ModelResponse[Any]:
-        wrappers = [m for m in self.session(request.runtime).middleware if m.name == _MODES_MIDDLEWARE]
+        wrappers = [m for m in self.session(request.runtime).middleware if _is_mode(m)]
         return await _chain_model(wrappers, request, handler)
 
     def modes(self, session_id: str) -> Any:

@@ -42,6 +42,8 @@ class LibrarySession:
     """LangChain middleware the installed plugins contribute (``langacp_session_middleware``)."""
     tools: list[Any] = field(default_factory=list)
     """LangChain tools the installed plugins contribute (``langacp_session_tools``: MCP, ``switch_mode``, …)."""
+    turn: TurnReporter | None = None
+    """The reporter of the running turn (:func:`start_turn` starts one, :func:`~langacp.lib.finish_turn` ends it)."""
 
     @property
     def session_id(self) -> str:
@@ -146,12 +148,10 @@ async def close_session(conn: Any, session_id: str) -> None:
 def current_turn(session: LibrarySession) -> TurnReporter:
     """The reporter of the session's running turn; one is started if none runs."""
     from langacp.bridge import TurnReporter
-    from langacp.middleware import RUNNER_KEY
 
-    reporter: TurnReporter | None = session.context.state.get(RUNNER_KEY)
-    if reporter is None:
-        reporter = session.context.state[RUNNER_KEY] = TurnReporter(session.plugins, session.context, session.sink)
-    return reporter
+    if session.turn is None:
+        session.turn = TurnReporter(session.plugins, session.context, session.sink)
+    return session.turn
 
 
 async def start_turn(conn: Any, session_id: str, prompt: Sequence[Any]) -> str | list[str | dict[str, Any]]:
@@ -160,8 +160,8 @@ async def start_turn(conn: Any, session_id: str, prompt: Sequence[Any]) -> str |
     The content comes from ``langacp_prompt_block`` (-32602 for a block no plugin maps).
     """
     from langacp.bridge import TurnReporter
-    from langacp.middleware import RUNNER_KEY
     from langacp.operations import prompt_content
+    from langacp.running import enter_turn
 
     session = get_session(conn, session_id)
     if not prompt:
@@ -169,7 +169,8 @@ async def start_turn(conn: Any, session_id: str, prompt: Sequence[Any]) -> str |
 
         raise RequestError.invalid_params({"details": "the prompt is empty"})
     content = prompt_content(session.plugins, session.context, prompt)
-    session.context.state[RUNNER_KEY] = TurnReporter(session.plugins, session.context, session.sink)
+    session.turn = TurnReporter(session.plugins, session.context, session.sink)
+    enter_turn(session.turn)  # for the graph run the caller starts next, in this task
     await session.plugins.prompt_started(session.context, prompt)
     return content
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from langacp import SessionContext, ToolCallInfo, hookimpl
+from langacp.api import SessionContext, ToolCallInfo, hookimpl
 
 MAX_VALUE = 40
 

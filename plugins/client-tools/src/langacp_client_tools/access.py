@@ -12,8 +12,7 @@ from typing import Any
 
 from langchain_core.tools import ToolException
 
-from langacp.paths import PathError, SessionPaths
-from langacp.types import SessionContext
+from langacp.api import PathError, SessionContext, SessionPaths
 
 __all__ = ["ClientAccess", "Target", "client_access", "target"]
 

@@ -25,8 +25,7 @@ from typing import Any
 
 from langchain_core.tools import ToolException
 
-from langacp.paths import SessionPaths
-from langacp.types import SessionContext
+from langacp.api import SessionContext, SessionPaths
 from langacp_client_tools.access import ClientAccess, target
 from langacp_client_tools.settings import Settings
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from langacp import SessionContext, ToolCallInfo, hookimpl
+from langacp.api import SessionContext, ToolCallInfo, hookimpl
 
 if TYPE_CHECKING:
     from langacp_client_tools.tools import ClientTools

@@ -20,7 +20,7 @@ from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import AIMessage
 from langchain_core.tools import ToolException
 
-from langacp.types import SessionContext, ToolCallInfo
+from langacp.api import SessionContext, ToolCallInfo
 from langacp_client_tools.access import Target, target
 from langacp_client_tools.files import FileOps, replace_exact
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from langchain_core.tools import BaseTool, InjectedToolCallId, StructuredTool
 
-from langacp.types import SessionContext
+from langacp.api import SessionContext
 from langacp_client_tools.access import ClientAccess, client_access
 from langacp_client_tools.commands import CommandRunner
 from langacp_client_tools.files import Artifact, FileOps

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from langacp import SessionContext, ToolCallInfo
+from langacp.api import SessionContext, ToolCallInfo
 
 __all__ = ["BUILTINS", "builtin_commands", "graph_tools", "run_builtin", "unknown"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable
 from typing import Any
 
-from langacp import SessionContext, hookimpl
+from langacp.api import SessionContext, hookimpl
 from langacp_commands.builtins import builtin_commands, run_builtin, unknown
 
 

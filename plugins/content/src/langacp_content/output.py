@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from langacp.types import SessionContext
+from langacp.api import SessionContext
 from langacp_content.convert import to_acp
 
 __all__ = ["output_updates", "refusal_text"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from langacp import SessionContext, hookimpl
+from langacp.api import SessionContext, hookimpl
 
 __all__ = ["DISABLE_ENV", "disabled"]
 

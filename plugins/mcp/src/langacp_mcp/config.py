@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from langacp.config import PROJECT_FILE, ConfigFileError, project_config_path, read_config, user_config_path
+from langacp.api import PROJECT_FILE, ConfigFileError, project_config_path, read_config, user_config_path
 
 __all__ = [
     "DEFAULT_TIMEOUT",

@@ -192,6 +192,7 @@ class SessionServers:
             metadata = tool.metadata or {}
             title = metadata.get("title") if isinstance(metadata.get("title"), str) else None
             tool.name = qualified
+            tool.metadata = {**metadata, "mcp_server": server}  # how langacp.lib.load_mcp_tools finds them
             self.names[qualified] = (server, original, title)
             self.tools.append(tool)
 

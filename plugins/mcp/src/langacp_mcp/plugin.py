@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
-from langacp import SessionContext, ToolCallInfo, hookimpl
+from langacp.api import SessionContext, ToolCallInfo, hookimpl
 
 if TYPE_CHECKING:
     from acp.schema import AgentCapabilities

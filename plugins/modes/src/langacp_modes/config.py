@@ -19,8 +19,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, cast
 
-from langacp import PermissionDecision
-from langacp.config import PROJECT_FILE, ConfigFileError, project_config_path, read_config, user_config_path
+from langacp.api import (
+    PROJECT_FILE,
+    ConfigFileError,
+    PermissionDecision,
+    project_config_path,
+    read_config,
+    user_config_path,
+)
 from langacp_modes.mode import DEFAULT_MODE_ID, DEFAULT_MODES, Mode, ModeRule
 
 __all__ = [

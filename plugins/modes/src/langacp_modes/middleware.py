@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import SystemMessage
 
-from langacp import SessionContext
+from langacp.api import SessionContext
 from langacp_modes.models import model_name
 from langacp_modes.session import DEFAULT_THOUGHT, chosen_model, current_mode, model_for, state_of, thought_level
 
@@ -34,6 +34,9 @@ def with_addition(system: SystemMessage | None, addition: str) -> SystemMessage:
 
 class ModesMiddleware(AgentMiddleware):  # type: ignore[type-arg]
     """Applies the session's mode prompt, model choice and thought level to each model call."""
+
+    langacp_role = "mode"
+    """The library's ``ACPModeMiddleware`` runs middleware with this role (``docs/library.md``)."""
 
     def __init__(self, session: SessionContext) -> None:
         super().__init__()

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
 
-from langacp import PermissionDecision
+from langacp.api import PermissionDecision
 
 __all__ = [
     "BASE_RULES",

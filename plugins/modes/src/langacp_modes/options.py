@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from langacp import SessionContext
+from langacp.api import SessionContext
 from langacp_modes.session import (
     DEFAULT_MODEL,
     DEFAULT_THOUGHT,

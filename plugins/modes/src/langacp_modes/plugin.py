@@ -6,7 +6,7 @@ import logging
 from collections.abc import Awaitable
 from typing import Any
 
-from langacp import PermissionRule, PermissionVerdict, SessionContext, ToolCallInfo, hookimpl
+from langacp.api import PermissionRule, PermissionVerdict, SessionContext, ToolCallInfo, hookimpl
 from langacp_modes import options
 from langacp_modes.mode import BASE_RULES, decide
 from langacp_modes.session import current_mode, open_session, state_of, switch_mode
@@ -86,8 +86,8 @@ def langacp_ask_permission(call: ToolCallInfo, kind: str, session: SessionContex
 
 def _offered(session: SessionContext) -> bool:
     state = state_of(session)
-    if not state.enforced and not session.state.get("modes.warned"):
-        session.state["modes.warned"] = True
+    if not state.enforced and not state.warned:
+        state.warned = True
         log.warning(
             "langacp-modes: session %s serves a precompiled graph: its tools cannot be limited, so no modes "
             "are offered. Serve a per-session factory to get modes.",

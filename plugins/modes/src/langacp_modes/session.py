@@ -1,7 +1,7 @@
 """Per-session state: the modes offered, the current one, the chosen model and thought level.
 
 The current mode lives in ``SessionContext.mode_id`` (the core saves it with the session); the
-model choice and thought level in ``SessionRecord.data["modes"]``.
+model choice and thought level in this plugin's session data (``session.data(ModesData)``).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
-from langacp import SessionContext
+from langacp.api import SessionContext
 from langacp_modes.config import ModeConfig, ModelChoice, load_config
 from langacp_modes.mode import Mode
 
@@ -26,8 +26,6 @@ __all__ = [
 
 log = logging.getLogger("langacp_modes")
 
-STATE_KEY = "modes"
-DATA_KEY = "modes"
 DEFAULT_MODEL = "default"
 """The value of the model option that means "the model the agent was built with"."""
 DEFAULT_THOUGHT = "default"
@@ -35,7 +33,7 @@ DEFAULT_THOUGHT = "default"
 
 @dataclass
 class ModesState:
-    """What this plugin keeps in ``SessionContext.state["modes"]``."""
+    """What this plugin keeps for a live session (``session.scratch(ModesState)``)."""
 
     config: ModeConfig
     agent_model_name: str | None = None
@@ -45,24 +43,25 @@ class ModesState:
     enforced: bool = False
     """The session's agent is built by a factory that received this plugin's middleware and tools.
     A precompiled graph gets neither: no modes are offered rather than modes that are not enforced."""
+    warned: bool = False
+    """The user was told that a precompiled graph gets no modes."""
+
+
+@dataclass
+class ModesData:
+    """What this plugin keeps with a session (``session.data(ModesData)``, stored under ``modes``)."""
+
+    model: str | None = None
+    """The chosen model's id (``None``: the agent's own model)."""
+    thought_level: str | None = None
 
 
 def state_of(session: SessionContext) -> ModesState:
-    state = session.state.get(STATE_KEY)
-    if not isinstance(state, ModesState):
-        state = session.state[STATE_KEY] = ModesState(load_config(session.cwd))
-    return state
+    return session.scratch(ModesState, lambda: ModesState(load_config(session.cwd)))
 
 
-def _data(session: SessionContext) -> dict[str, Any]:
-    record = session.state.get("record")
-    data = getattr(record, "data", None)
-    if not isinstance(data, dict):
-        data = session.state.setdefault("modes.data", {})
-    mine = data.get(DATA_KEY)
-    if not isinstance(mine, dict):
-        mine = data[DATA_KEY] = {}
-    return mine
+def _data(session: SessionContext) -> ModesData:
+    return session.data(ModesData)
 
 
 def current_mode(session: SessionContext) -> Mode:
@@ -87,9 +86,8 @@ def open_session(session: SessionContext, *, created: bool) -> None:
             )
         session.mode_id = config.default_mode
     data = _data(session)
-    if data.get("model") not in (None, DEFAULT_MODEL, *config.models):
-        data.pop("model", None)
-        data.pop("thought_level", None)
+    if data.model not in (None, DEFAULT_MODEL, *config.models):
+        data.model = data.thought_level = None
 
 
 def switch_mode(session: SessionContext, mode_id: str) -> bool:
@@ -102,8 +100,8 @@ def switch_mode(session: SessionContext, mode_id: str) -> bool:
 
 def chosen_model(session: SessionContext) -> ModelChoice | None:
     """The model choice in force (``None``: the agent's own model)."""
-    choice_id = _data(session).get("model")
-    return state_of(session).config.models.get(choice_id) if isinstance(choice_id, str) else None
+    choice_id = _data(session).model
+    return state_of(session).config.models.get(choice_id) if choice_id is not None else None
 
 
 def set_model(session: SessionContext, choice_id: str) -> bool:
@@ -111,8 +109,7 @@ def set_model(session: SessionContext, choice_id: str) -> bool:
     state = state_of(session)
     data = _data(session)
     if choice_id == DEFAULT_MODEL:
-        data.pop("model", None)
-        data.pop("thought_level", None)
+        data.model = data.thought_level = None
         return True
     choice = state.config.models.get(choice_id)
     if choice is None:
@@ -125,9 +122,9 @@ def set_model(session: SessionContext, choice_id: str) -> bool:
         except Exception as exc:  # noqa: BLE001 - a model that cannot be built is refused, with the reason logged
             log.error("langacp-modes: cannot use model %r: %s: %s", choice_id, type(exc).__name__, exc)
             return False
-    if data.get("model") != choice_id:
-        data.pop("thought_level", None)
-    data["model"] = choice_id
+    if data.model != choice_id:
+        data.thought_level = None
+    data.model = choice_id
     return True
 
 
@@ -143,8 +140,7 @@ def model_for(session: SessionContext) -> Any | None:
 
 
 def thought_level(session: SessionContext) -> str:
-    level = _data(session).get("thought_level")
-    return level if isinstance(level, str) else DEFAULT_THOUGHT
+    return _data(session).thought_level or DEFAULT_THOUGHT
 
 
 def set_thought_level(session: SessionContext, level: str) -> bool:
@@ -152,9 +148,9 @@ def set_thought_level(session: SessionContext, level: str) -> bool:
     if choice is None or not choice.thought_levels:
         return False
     if level == DEFAULT_THOUGHT:
-        _data(session).pop("thought_level", None)
+        _data(session).thought_level = None
         return True
     if level not in choice.thought_levels:
         return False
-    _data(session)["thought_level"] = level
+    _data(session).thought_level = level
     return True

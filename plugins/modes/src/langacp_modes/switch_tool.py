@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from langacp import SessionContext, ToolCallInfo
+from langacp.api import SessionContext, ToolCallInfo
 from langacp_modes.session import current_mode, state_of, switch_mode
 
 if TYPE_CHECKING:
@@ -70,7 +70,7 @@ async def ask_to_switch(call: ToolCallInfo, session: SessionContext) -> str:
     """Ask the user about a ``switch_mode`` call: ``"allow"`` or ``"deny"``."""
     from acp.schema import PermissionOption, ToolCallUpdate
 
-    from langacp import PromptCancelled
+    from langacp.api import PromptCancelled
 
     if session.client is None:
         return "deny"

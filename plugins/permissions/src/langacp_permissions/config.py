@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from langacp.config import PROJECT_FILE, ConfigFileError, project_config_path, read_config, user_config_path
+from langacp.api import PROJECT_FILE, ConfigFileError, project_config_path, read_config, user_config_path
 from langacp_permissions.policy import DECISIONS, Policy, Rule
 
 __all__ = ["PROJECT_FILE", "ConfigError", "load_policy", "project_config_path", "user_config_path"]

@@ -11,7 +11,7 @@ import asyncio
 import logging
 from typing import Any
 
-from langacp import PermissionVerdict, PromptCancelled, SessionContext, ToolCallInfo
+from langacp.api import PermissionVerdict, PromptCancelled, SessionContext, ToolCallInfo
 from langacp_permissions.remembered import recall, remember
 from langacp_permissions.scope import Scope, scope_of
 from langacp_permissions.session import call_key, policy_for, state_of

@@ -19,7 +19,7 @@ import uuid
 from collections.abc import Awaitable, Sequence
 from typing import Any
 
-from langacp import PermissionVerdict, PromptCancelled, SessionContext, ToolCallInfo
+from langacp.api import PermissionVerdict, PromptCancelled, SessionContext, ToolCallInfo, pending_tool_calls
 from langacp_permissions.decisions import ask, decide
 
 __all__ = ["resume_value"]
@@ -98,13 +98,7 @@ async def _decision(session: SessionContext, call: ToolCallInfo, allowed: Sequen
 
 def _pending_calls(session: SessionContext) -> list[ToolCallInfo]:
     """Tool calls of this turn announced to the client and not started, in order."""
-    from langacp.middleware import RUNNER_KEY
-
-    runner = session.state.get(RUNNER_KEY)
-    tools = getattr(runner, "tools", None)
-    if not isinstance(tools, dict):
-        return []
-    return [state.call for state in tools.values() if getattr(state, "status", None) == "pending"]
+    return pending_tool_calls(session)
 
 
 def _call_for(action: Any, pending: list[ToolCallInfo]) -> ToolCallInfo:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Sequence
 from typing import Any
 
-from langacp import PermissionRule, PermissionVerdict, SessionContext, ToolCallInfo, hookimpl
+from langacp.api import PermissionRule, PermissionVerdict, SessionContext, ToolCallInfo, hookimpl
 from langacp_permissions import decisions, hitl
 from langacp_permissions.session import configured_policy, policy_for, state_of
 

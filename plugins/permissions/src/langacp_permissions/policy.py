@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
 from typing import get_args
 
-from langacp import PermissionDecision
+from langacp.api import PermissionDecision
 
 __all__ = ["DECISIONS", "DEFAULT_RULES", "Policy", "Rule", "Ruling", "stricter"]
 

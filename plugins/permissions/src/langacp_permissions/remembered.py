@@ -1,40 +1,35 @@
-"""Remembered "always" answers, kept in the session's record so they survive ``session/load``.
+"""Remembered "always" answers, kept with the session so they survive ``session/load``.
 
-They live in ``SessionRecord.data["permissions"]["remembered"]`` as a JSON list of
-``{"tool": …, "prefix": [...] | "exact": …, "decision": "allow" | "deny"}``: the core saves
-the record after every prompt, and a persistent session store keeps it. Entries that are
-not understood (an older format, a hand-edited store) are ignored, never trusted.
+They are this plugin's session data (``session.data(PermissionsData)``, stored under
+``permissions``): a JSON list of ``{"tool": …, "prefix": [...] | "exact": …, "decision":
+"allow" | "deny"}``. The core saves it after every prompt, and a persistent session store keeps
+it. Entries that are not understood (an older format, a hand-edited store) are ignored, never
+trusted.
 """
 
 from __future__ import annotations
 
-from typing import Any, cast
+from dataclasses import dataclass, field
+from typing import Any
 
-from langacp import PermissionDecision, SessionContext
+from langacp.api import PermissionDecision, SessionContext
 from langacp_permissions.scope import Scope
 
-__all__ = ["DATA_KEY", "recall", "remember", "remembered"]
-
-DATA_KEY = "permissions"
+__all__ = ["PermissionsData", "recall", "remember", "remembered"]
 
 
-def _data(session: SessionContext) -> dict[str, Any]:
-    """This plugin's part of the session record's data (scratch state if there is no record)."""
-    record = session.state.get("record")
-    data = getattr(record, "data", None)
-    if not isinstance(data, dict):
-        data = session.state.setdefault("permissions.data", {})
-    mine = data.get(DATA_KEY)
-    if not isinstance(mine, dict):
-        mine = data[DATA_KEY] = {}
-    return cast("dict[str, Any]", mine)
+@dataclass
+class PermissionsData:
+    """What this plugin keeps with a session."""
+
+    remembered: list[Any] = field(default_factory=list)
+    """The "always" answers as JSON entries; each is checked when read (see :func:`remembered`)."""
 
 
 def remembered(session: SessionContext) -> list[tuple[Scope, PermissionDecision]]:
     """Every valid remembered answer of the session, oldest first."""
-    entries = _data(session).get("remembered")
     found: list[tuple[Scope, PermissionDecision]] = []
-    for entry in entries if isinstance(entries, list) else []:
+    for entry in session.data(PermissionsData).remembered:
         scope = Scope.from_json(entry)
         decision = entry.get("decision") if isinstance(entry, dict) else None
         if scope is not None and decision in ("allow", "deny"):
@@ -53,6 +48,5 @@ def recall(session: SessionContext, scope: Scope) -> PermissionDecision | None:
 
 def remember(session: SessionContext, scope: Scope, decision: PermissionDecision) -> None:
     """Remember ``decision`` (``allow`` / ``deny``) for ``scope``, replacing an earlier answer."""
-    data = _data(session)
     kept = [{**scope_.as_json(), "decision": d} for scope_, d in remembered(session) if scope_ != scope]
-    data["remembered"] = [*kept, {**scope.as_json(), "decision": decision}]
+    session.data(PermissionsData).remembered = [*kept, {**scope.as_json(), "decision": decision}]

@@ -26,7 +26,7 @@ import shlex
 from dataclasses import dataclass
 from typing import Any
 
-from langacp import ToolCallInfo
+from langacp.api import ToolCallInfo
 
 __all__ = ["Scope", "scope_of"]
 

@@ -6,18 +6,16 @@ import asyncio
 import json
 from dataclasses import dataclass, field
 
-from langacp import PermissionVerdict, SessionContext, ToolCallInfo
+from langacp.api import PermissionVerdict, SessionContext, ToolCallInfo
 from langacp_permissions.config import load_policy
 from langacp_permissions.policy import Policy
 
-__all__ = ["STATE_KEY", "configured_policy", "policy_for", "set_policy", "state_of"]
-
-STATE_KEY = "permissions"
+__all__ = ["SessionPermissions", "configured_policy", "policy_for", "set_policy", "state_of"]
 
 
 @dataclass
 class SessionPermissions:
-    """What this plugin keeps in ``SessionContext.state["permissions"]``."""
+    """What this plugin keeps for a live session (``session.scratch(SessionPermissions)``)."""
 
     configured: Policy | None = None
     """The policy read from the configuration files when the session started or was loaded."""
@@ -36,10 +34,7 @@ class SessionPermissions:
 
 
 def state_of(session: SessionContext) -> SessionPermissions:
-    state = session.state.get(STATE_KEY)
-    if not isinstance(state, SessionPermissions):
-        state = session.state[STATE_KEY] = SessionPermissions()
-    return state
+    return session.scratch(SessionPermissions)
 
 
 def configured_policy(session: SessionContext, *, reload: bool = False) -> Policy:

@@ -10,8 +10,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from langacp import SessionContext, ToolCallInfo, hookimpl
-from langacp.config import load_table
+from langacp.api import SessionContext, ToolCallInfo, hookimpl, load_table
 from langacp_plans.entries import PLAN_TOOLS, plan_entries
 
 log = logging.getLogger("langacp.plans")

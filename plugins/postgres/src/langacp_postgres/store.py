@@ -12,7 +12,7 @@ import logging
 import re
 from typing import Any, ClassVar
 
-from langacp.stores import SessionRecord, StoreError, list_page, list_query, record_from_json
+from langacp.api import SessionRecord, StoreError, list_page, list_query, record_from_json
 
 __all__ = ["PostgresStore", "redact"]
 

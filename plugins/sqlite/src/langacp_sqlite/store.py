@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 from urllib.parse import unquote
 
-from langacp.stores import SessionRecord, StoreError, list_page, list_query, record_from_json
+from langacp.api import SessionRecord, StoreError, list_page, list_query, record_from_json
 
 __all__ = ["SqliteStore", "database_path", "default_database_path"]
 

@@ -15,7 +15,7 @@ from langchain.agents.middleware.types import ExtendedModelResponse, ModelCallRe
 from langchain_core.messages import AIMessage, HumanMessage, RemoveMessage
 from langgraph.types import Command
 
-from langacp import SessionContext
+from langacp.api import SessionContext
 from langacp_stop_reasons.reasons import TurnState, is_refusal
 
 __all__ = ["TurnLimits"]

@@ -19,8 +19,7 @@ import logging
 import os
 from typing import Any
 
-from langacp import SessionContext, TurnOutcome, hookimpl
-from langacp.config import load_table
+from langacp.api import SessionContext, TurnOutcome, hookimpl, load_table
 from langacp_stop_reasons.errors import classify
 from langacp_stop_reasons.reasons import LENGTH_REASONS, TurnState, is_refusal
 

@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from langacp import SessionContext, ToolCallInfo, hookimpl
-from langacp.config import load_table
+from langacp.api import SessionContext, ToolCallInfo, hookimpl, load_table
 from langacp_titles.text import clean_title, title_from_prompt
 from langacp_titles.titles import set_title
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Literal
 
-from langacp import SessionContext
+from langacp.api import SessionContext
 
 __all__ = ["TitleSource", "TitlesData", "set_title"]
 

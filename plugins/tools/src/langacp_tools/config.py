@@ -17,7 +17,7 @@ import logging
 from collections.abc import Mapping
 from pathlib import Path
 
-from langacp.config import ConfigFileError, project_config_path, read_config, user_config_path
+from langacp.api import ConfigFileError, project_config_path, read_config, user_config_path
 from langacp_tools.kinds import KINDS
 
 __all__ = ["load_pins", "pin_kinds"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from langacp.types import SessionContext, ToolCallInfo
+from langacp.api import SessionContext, ToolCallInfo
 from langacp_tools.paths import absolute, first_path, inside_roots
 
 __all__ = ["MAX_BYTES", "Before", "capture_before", "proposed_text", "read_text", "state", "target_path"]

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from langchain.agents.middleware import AgentMiddleware
 
-from langacp.types import SessionContext, ToolCallInfo
+from langacp.api import SessionContext, ToolCallInfo
 from langacp_tools.diffs import capture_before
 from langacp_tools.kinds import kind_of
 

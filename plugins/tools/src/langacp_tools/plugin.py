@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from langacp import SessionContext, ToolCallInfo, hookimpl
+from langacp.api import SessionContext, ToolCallInfo, hookimpl
 from langacp_tools import diffs
 from langacp_tools.config import load_pins
 from langacp_tools.kinds import Kind, kind_of

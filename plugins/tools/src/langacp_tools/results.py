@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from langacp.types import SessionContext, ToolCallInfo
+from langacp.api import SessionContext, ToolCallInfo
 from langacp_tools.diffs import Before, read_text, state
 
 __all__ = ["artifact_diff", "content_blocks", "result_content", "terminal_id"]

@@ -25,8 +25,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from langacp import SessionContext
-from langacp.config import load_table
+from langacp.api import SessionContext, load_table
 
 __all__ = ["Meter", "Prices", "UsageData"]
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from langacp import SessionContext, TurnOutcome, hookimpl
+from langacp.api import SessionContext, TurnOutcome, hookimpl
 from langacp_usage.meter import Meter
 
 

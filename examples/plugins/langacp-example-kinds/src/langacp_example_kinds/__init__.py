@@ -8,7 +8,7 @@ plugin answer.
 
 from __future__ import annotations
 
-from langacp import SessionContext, ToolCallInfo, hookimpl
+from langacp.api import SessionContext, ToolCallInfo, hookimpl
 
 KINDS = {
     "screenshot": "read",  # looks at the screen

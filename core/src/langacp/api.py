@@ -1,0 +1,77 @@
+"""The public plugin API of langacp: everything a plugin (or a store driver) may import.
+
+Plugins import from here (and their tests from :mod:`langacp.testing`) and nothing else of
+langacp: every other module is internal and may change in any release. ``docs/plugins.md``
+lists each name; a test keeps the two in step. Cheap to import: no LangChain, no ACP SDK.
+"""
+
+from __future__ import annotations
+
+from langacp.config import (
+    PROJECT_FILE,
+    ConfigFileError,
+    load_table,
+    project_config_path,
+    read_config,
+    user_config_path,
+)
+from langacp.hookspecs import HOOK_NAMES, hookimpl
+from langacp.paths import PathError, PathOutsideError, SessionPaths
+from langacp.plugins import Plugins
+from langacp.running import pending_tool_calls
+from langacp.stores import (
+    InvalidCursor,
+    SessionRecord,
+    SessionStore,
+    StoreError,
+    decode_cursor,
+    encode_cursor,
+    list_page,
+    list_query,
+    now_iso,
+    record_from_json,
+)
+from langacp.target import SessionSetup
+from langacp.types import (
+    PermissionDecision,
+    PermissionRule,
+    PermissionVerdict,
+    PromptCancelled,
+    SessionContext,
+    ToolCallInfo,
+    TurnOutcome,
+)
+
+__all__ = [
+    "HOOK_NAMES",
+    "PROJECT_FILE",
+    "ConfigFileError",
+    "InvalidCursor",
+    "PathError",
+    "PathOutsideError",
+    "PermissionDecision",
+    "PermissionRule",
+    "PermissionVerdict",
+    "Plugins",
+    "PromptCancelled",
+    "SessionContext",
+    "SessionPaths",
+    "SessionRecord",
+    "SessionSetup",
+    "SessionStore",
+    "StoreError",
+    "ToolCallInfo",
+    "TurnOutcome",
+    "decode_cursor",
+    "encode_cursor",
+    "hookimpl",
+    "list_page",
+    "list_query",
+    "load_table",
+    "now_iso",
+    "pending_tool_calls",
+    "project_config_path",
+    "read_config",
+    "record_from_json",
+    "user_config_path",
+]
