@@ -17,7 +17,8 @@ import langacp.api
 
 ROOT = Path(__file__).resolve().parents[2]
 PLUGINS_DOC = ROOT / "docs" / "plugins.md"
-PUBLIC_MODULES = {"api", "testing"}
+PUBLIC_MODULES = {"api", "testing", "client"}
+"""Modules a plugin may import: the plugin API, test helpers, the ACP client side."""
 
 
 def _api_section() -> str:

@@ -7,6 +7,7 @@ lists each name; a test keeps the two in step. Cheap to import: no LangChain, no
 
 from __future__ import annotations
 
+from langacp import __version__ as __version__
 from langacp.config import (
     PROJECT_FILE,
     ConfigFileError,
@@ -31,7 +32,7 @@ from langacp.stores import (
     now_iso,
     record_from_json,
 )
-from langacp.target import SessionSetup
+from langacp.target import DriverTarget, SessionSetup, Target, TargetDriver, TargetError
 from langacp.types import (
     PermissionDecision,
     PermissionRule,
@@ -46,6 +47,7 @@ __all__ = [
     "HOOK_NAMES",
     "PROJECT_FILE",
     "ConfigFileError",
+    "DriverTarget",
     "InvalidCursor",
     "PathError",
     "PathOutsideError",
@@ -60,6 +62,9 @@ __all__ = [
     "SessionSetup",
     "SessionStore",
     "StoreError",
+    "Target",
+    "TargetDriver",
+    "TargetError",
     "ToolCallInfo",
     "TurnOutcome",
     "decode_cursor",
@@ -75,3 +80,4 @@ __all__ = [
     "record_from_json",
     "user_config_path",
 ]
+# ``__version__`` (langacp's version) is public too.

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from langacp.target import DriverTarget, Target, TargetError
+from langacp.api import DriverTarget, Target, TargetError
 
 __all__ = ["RemoteDriver", "connect"]
 

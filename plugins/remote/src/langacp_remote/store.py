@@ -18,8 +18,7 @@ import httpx
 from langgraph_sdk.client import LangGraphClient
 from langgraph_sdk.errors import APIConnectionError, APITimeoutError, NotFoundError
 
-from langacp import __version__
-from langacp.stores import InvalidCursor, SessionRecord, StoreError
+from langacp.api import InvalidCursor, SessionRecord, StoreError, __version__
 from langacp_remote.graph import RemoteUnavailable, thread_id
 
 __all__ = ["ThreadStore"]
