@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from langacp import PermissionRule, PermissionVerdict, PromptCancelled, SessionContext, ToolCallInfo, hookimpl
-from langacp.plugins import Plugins
+from langacp.plugins import PluginNameError, Plugins, driver_records
 
 CALL = ToolCallInfo("call_1", "add", {"a": 1})
 SESSION = SessionContext(session_id="s", cwd="/tmp")
@@ -230,3 +232,54 @@ def test_records_list_builtins_first() -> None:
     names = [r.name for r in plugins.records]
     assert names[:4] == [n for n, _ in plugins._defaults]
     assert names[-1] == "mine"
+
+
+NAMES_SITE = Path(__file__).resolve().parent / "fixtures" / "names"
+
+
+@pytest.fixture
+def dash_plug(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fixture distribution ``langacp-dash-plug`` (entry point ``dash-plug``) on the path; no other plugin."""
+    monkeypatch.syspath_prepend(str(NAMES_SITE))
+    monkeypatch.delenv("LANGACP_DISABLE_PLUGINS", raising=False)
+
+
+def _loaded(**kwargs: Any) -> dict[str, str]:
+    plugins = Plugins()
+    plugins.load_entry_points(autoload=False, **kwargs)
+    return {r.name: r.status for r in plugins.records if r.name == "dash-plug"}
+
+
+@pytest.mark.parametrize("spelling", ["dash-plug", "dash_plug", "Dash_Plug"])
+def test_plugin_names_match_with_dash_or_underscore(dash_plug: None, spelling: str) -> None:
+    assert _loaded(enabled=[spelling]) == {"dash-plug": "loaded"}
+    assert _loaded(enabled=["dash-plug"], blocked=[spelling]) == {"dash-plug": "blocked"}
+
+
+def test_blocking_an_unknown_or_builtin_plugin_is_an_error(dash_plug: None) -> None:
+    with pytest.raises(PluginNameError, match=r"no plugin of that name is installed.*dash-plug"):
+        _loaded(blocked=["dash-plugs"])
+    with pytest.raises(PluginNameError, match="cannot be blocked"):
+        _loaded(blocked=["langacp.default.tools"])
+
+
+def test_an_unknown_name_in_the_environment_is_only_warned_about(
+    dash_plug: None, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setenv("LANGACP_DISABLE_PLUGINS", "dash_plug,not-installed")
+    assert _loaded(enabled=["dash-plug"]) == {"dash-plug": "blocked"}
+    assert "not_installed" in caplog.text
+
+
+def test_drivers_are_listed_with_where_they_come_from(dash_plug: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delitem(sys.modules, "langacp_dash_plug", raising=False)
+    drivers = {(r.group, r.name): r for r in driver_records()}
+    memory = drivers["langacp.stores", "memory"]
+    assert (memory.status, memory.distribution, memory.source) == (
+        "driver",
+        "langacp",
+        "langacp.stores.memory:MemoryStore",
+    )
+    fixture = drivers["langacp.stores", "fixture-store"]
+    assert (fixture.distribution, fixture.source) == ("langacp-dash-plug", "langacp_dash_plug:FixtureStore")
+    assert "langacp_dash_plug" not in sys.modules  # listed from metadata, nothing imported

@@ -179,9 +179,18 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         sys.stdout.write(completion_script(parser, args.shell))
         return 0
-    from langacp.plugins import parse_plugin_options
+    from langacp.plugins import PluginNameError, parse_plugin_options
 
     blocked, enabled = parse_plugin_options(args.plugin_options)
+    try:
+        return _with_plugins(args, blocked, enabled)
+    except PluginNameError as exc:
+        print(f"langacp: {exc}", file=sys.stderr)
+        return 2
+
+
+def _with_plugins(args: argparse.Namespace, blocked: set[str], enabled: set[str]) -> int:
+    """``serve`` and ``plugins``, the commands that load plugins."""
     if args.command == "serve":
         from langacp.server import serve
 
@@ -300,20 +309,26 @@ def _check_default_model() -> str | None:
 
 
 def _list_plugins(blocked: set[str], enabled: set[str], *, as_json: bool) -> int:
-    from langacp.plugins import load_plugins
+    from langacp.plugins import driver_records, load_plugins
 
     plugins = load_plugins(blocked=blocked, enabled=enabled)
-    records = [r.as_dict() for r in plugins.records]
+    records = [r.as_dict() for r in [*plugins.records, *driver_records()]]
     if as_json:
         json.dump(records, sys.stdout, indent=2)
         sys.stdout.write("\n")
         return 0
+    group = None
     for r in records:
+        if r["group"] != group:
+            group = r["group"]
+            print(f"[{group}]" if group == "langacp" else f"\n[{group}] (drivers, chosen by name)")
         where = f"{r['distribution'] or '?'} {r['version'] or ''}".strip()
         line = f"{r['name']:<32} {r['status']:<10} {where}"
         if r["error"]:
             line += f"  error: {r['error']}"
         print(line)
+        if r["source"]:
+            print(f"    from: {r['source']}")
         if r["hooks"]:
             print(f"    hooks: {', '.join(r['hooks'])}")
     return 0

@@ -55,7 +55,15 @@ if TYPE_CHECKING:
         ToolKind,
     )
 
-__all__ = ["ENTRY_POINT_GROUP", "PluginRecord", "Plugins", "load_plugins"]
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "PluginNameError",
+    "PluginRecord",
+    "Plugins",
+    "canonical_name",
+    "driver_records",
+    "load_plugins",
+]
 
 log = logging.getLogger("langacp.plugins")
 
@@ -84,14 +92,18 @@ T = TypeVar("T")
 
 @dataclass
 class PluginRecord:
-    """One plugin as ``langacp plugins`` lists it."""
+    """One plugin (or driver) as ``langacp plugins`` lists it."""
 
     name: str
-    status: Literal["builtin", "loaded", "blocked", "broken", "not-loaded"]
+    status: Literal["builtin", "loaded", "blocked", "broken", "not-loaded", "driver"]
     distribution: str | None = None
     version: str | None = None
     hooks: list[str] = field(default_factory=list)
     error: str | None = None
+    group: str = "langacp"
+    """Its entry-point group: ``langacp`` for plugins, ``langacp.stores`` / ``langacp.targets`` for drivers."""
+    source: str | None = None
+    """Where it comes from: the entry point's object reference (``module`` or ``module:attr``)."""
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -134,6 +146,15 @@ def _split_names(value: str | None) -> set[str]:
     return {part.strip() for part in (value or "").replace(";", ",").split(",") if part.strip()}
 
 
+def canonical_name(name: str) -> str:
+    """A plugin name as compared: ``client-tools``, ``client_tools`` and ``Client_Tools`` are one plugin."""
+    return name.strip().replace("-", "_").lower()
+
+
+class PluginNameError(ValueError):
+    """``-p no:NAME`` names no installed plugin (or a built-in one, which cannot be blocked)."""
+
+
 def parse_plugin_options(options: Iterable[str]) -> tuple[set[str], set[str]]:
     """Split ``-p`` values into (blocked names, explicitly enabled names)."""
     blocked: set[str] = set()
@@ -144,6 +165,20 @@ def parse_plugin_options(options: Iterable[str]) -> tuple[set[str], set[str]]:
         else:
             enabled.add(option)
     return blocked, enabled
+
+
+DRIVER_GROUPS = ("langacp.stores", "langacp.targets")
+"""Entry-point groups of drivers (chosen by name through stevedore, never loaded as plugins)."""
+
+
+def driver_records() -> list[PluginRecord]:
+    """Every installed driver, from entry-point metadata only (nothing is imported)."""
+    records = []
+    for group in DRIVER_GROUPS:
+        for ep in sorted(entry_points(group=group), key=lambda ep: ep.name):
+            dist, version = (ep.dist.name, ep.dist.version) if ep.dist is not None else (None, None)
+            records.append(PluginRecord(ep.name, "driver", dist, version, group=group, source=ep.value))
+    return records
 
 
 class Plugins:
@@ -181,7 +216,7 @@ class Plugins:
         version = _version("langacp")
         self.records = [r for r in self.records if r.status != "builtin"]
         self.records[:0] = [
-            PluginRecord(name, "builtin", "langacp", version, _hooks_of(self.pm, module))
+            PluginRecord(name, "builtin", "langacp", version, _hooks_of(self.pm, module), source=module.__name__)
             for name, module in self._defaults
         ]
 
@@ -194,30 +229,50 @@ class Plugins:
         enabled: Iterable[str] = (),
         autoload: bool | None = None,
     ) -> None:
-        """Load plugins from entry points, one by one, honouring blocks and the autoload switch."""
-        blocked_set = set(blocked) | _split_names(os.environ.get(DISABLE_ENV))
-        enabled_set = set(enabled)
+        """Load plugins from entry points, one by one, honouring blocks and the autoload switch.
+
+        Names match with ``-`` or ``_`` alike. :class:`PluginNameError` if ``blocked`` names a
+        plugin that is not installed, or a built-in one (a name in ``LANGACP_DISABLE_PLUGINS``
+        that is not installed is only warned about: the variable may be set for many setups).
+        """
+        found = sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda ep: ep.name)
+        installed = {canonical_name(ep.name): ep.name for ep in found}
+        self._check_blocked(set(blocked), installed)
+        from_env = {canonical_name(n) for n in _split_names(os.environ.get(DISABLE_ENV))}
+        for name in sorted(from_env - installed.keys()):
+            log.warning("langacp: %s names %r, which is not installed", DISABLE_ENV, name)
+        blocked_set = {canonical_name(n) for n in blocked} | from_env
+        enabled_set = {canonical_name(n) for n in enabled}
         if autoload is None:
             autoload = not _truthy(os.environ.get(NO_AUTOLOAD_ENV))
-        found = sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda ep: ep.name)
         # pluggy calls the most recently registered implementation first: register in reverse
         # alphabetical order so that, within a tier, the alphabetically first plugin wins.
         with contextlib.redirect_stdout(sys.stderr):  # a plugin printing while it loads
             self._load_found(found, blocked_set, enabled_set, autoload)
-        for name in sorted(enabled_set - {ep.name for ep in found}):
+        for name in sorted(enabled_set - installed.keys()):
             log.warning("langacp: -p %s: no plugin of that name is installed", name)
         self._register_defaults()
         self.records.sort(key=lambda r: (r.status != "builtin", r.name))
+
+    def _check_blocked(self, blocked: set[str], installed: dict[str, str]) -> None:
+        builtin = {canonical_name(name) for name, _ in self._defaults}
+        for name in sorted(blocked):
+            if canonical_name(name) in builtin:
+                raise PluginNameError(f"-p no:{name}: {name!r} is built into langacp and cannot be blocked")
+            if canonical_name(name) not in installed:
+                known = ", ".join(sorted(installed.values())) or "none"
+                raise PluginNameError(f"-p no:{name}: no plugin of that name is installed (installed: {known})")
 
     def _load_found(self, found: list[EntryPoint], blocked: set[str], enabled: set[str], autoload: bool) -> None:
         for ep in reversed(found):
             dist = ep.dist.name if ep.dist is not None else None
             version = ep.dist.version if ep.dist is not None else None
-            if ep.name in blocked:
-                self.records.append(PluginRecord(ep.name, "blocked", dist, version))
+            name = canonical_name(ep.name)
+            if name in blocked:
+                self.records.append(PluginRecord(ep.name, "blocked", dist, version, source=ep.value))
                 continue
-            if not autoload and ep.name not in enabled:
-                self.records.append(PluginRecord(ep.name, "not-loaded", dist, version))
+            if not autoload and name not in enabled:
+                self.records.append(PluginRecord(ep.name, "not-loaded", dist, version, source=ep.value))
                 continue
             self._load_one(ep, dist, version)
 
@@ -238,7 +293,7 @@ class Plugins:
             self._broken(ep.name, dist, version, f"implements unknown hooks: {', '.join(sorted(unknown))}")
             return
         self._isolate(plugin)
-        self.records.append(PluginRecord(ep.name, "loaded", dist, version, _hooks_of(self.pm, plugin)))
+        self.records.append(PluginRecord(ep.name, "loaded", dist, version, _hooks_of(self.pm, plugin), source=ep.value))
 
     def _broken(self, name: str, dist: str | None, version: str | None, error: str) -> None:
         log.error("langacp: plugin %r (%s) failed to load and was skipped: %s", name, dist, error)
