@@ -97,3 +97,10 @@ def test_hook_has_a_test(name: str) -> None:
     pattern = re.compile(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])")
     users = [path for path, text in _test_sources().items() if pattern.search(text)]
     assert users, f"no test file under core/tests/ or tests/ names {name}"
+
+
+def test_the_async_capable_column_matches_the_contract() -> None:
+    rows = re.findall(r"^\| `(langacp_\w+)` \| [^|]+ \| ([^|]+) \|", _doc(), re.MULTILINE)
+    documented = {name for name, column in rows if column.strip() != "no"}
+    assert len(rows) == len(HOOKS)
+    assert documented == set(hookspecs.ASYNC_CAPABLE)

@@ -335,3 +335,22 @@ def langacp_map_error(error: BaseException, method: str) -> RequestError | None:
 
 HOOK_NAMES: Sequence[str] = tuple(name for name in list(globals()) if name.startswith("langacp_"))
 """Names of every hook in this contract."""
+
+ASYNC_CAPABLE: frozenset[str] = frozenset(
+    {
+        "langacp_session_created",
+        "langacp_session_loaded",
+        "langacp_prompt_started",
+        "langacp_prompt_finished",
+        "langacp_session_closed",
+        "langacp_authenticate",
+        "langacp_session_middleware",
+        "langacp_session_tools",
+        "langacp_ask_permission",
+        "langacp_resume_interrupt",
+        "langacp_set_mode",
+        "langacp_set_config_option",
+        "langacp_run_command",
+    }
+)
+"""Hooks whose result langacp awaits: only these may be ``async def`` or return an awaitable."""

@@ -16,7 +16,7 @@ def test_found_through_its_entry_point() -> None:
     assert (record.status, record.distribution, record.hooks) == (
         "loaded",
         "langacp-example-kinds",
-        ["langacp_tool_kind"],
+        ["langacp_permission_rules", "langacp_tool_kind"],
     )
 
 
