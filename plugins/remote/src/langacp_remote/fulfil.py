@@ -11,8 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from langacp import SessionContext, ToolCallInfo
-from langacp.paths import PathError, SessionPaths
+from langacp.api import PathError, SessionContext, SessionPaths, ToolCallInfo
 
 __all__ = ["editor_request", "fulfil"]
 

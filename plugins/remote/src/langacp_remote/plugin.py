@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Sequence
 from typing import Any
 
-from langacp import SessionContext, hookimpl
+from langacp.api import SessionContext, hookimpl
 
 __all__ = [
     "langacp_config_options",
