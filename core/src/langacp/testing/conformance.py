@@ -40,6 +40,8 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, ClassVar
 
+from langacp.plugins import canonical_name
+
 __all__ = ["HEAVY_MODULES", "PluginConformance"]
 
 HEAVY_MODULES = ("langchain", "langchain_core", "langgraph", "acp", "mcp")
@@ -69,7 +71,7 @@ class PluginConformance:
     def conformance_entry_point(self) -> EntryPoint:
         name = getattr(self, "entry_point", None)
         assert name, f"{type(self).__name__}: set entry_point to your plugin's entry-point name"
-        found = [ep for ep in entry_points(group="langacp") if ep.name == name]
+        found = [ep for ep in entry_points(group="langacp") if canonical_name(ep.name) == canonical_name(name)]
         installed = sorted(ep.name for ep in entry_points(group="langacp"))
         assert found, f"no plugin {name!r} in entry-point group 'langacp' (installed: {installed}); pip install it"
         return found[0]
@@ -96,9 +98,10 @@ class PluginConformance:
     def test_loads_cheaply_and_prints_nothing(self, tmp_path: Path) -> None:
         """Import it in a fresh interpreter, as ``langacp serve`` does before ``initialize``."""
         report = tmp_path / "loaded.json"
+        name = self.conformance_entry_point().name
         code = (
             "import importlib.metadata as m, json, sys\n"
-            f"[ep] = [e for e in m.entry_points(group='langacp') if e.name == {self.entry_point!r}]\n"
+            f"[ep] = [e for e in m.entry_points(group='langacp') if e.name == {name!r}]\n"
             "ep.load()\n"
             f"heavy = sorted({{n.split('.')[0] for n in sys.modules}} & {set(HEAVY_MODULES)!r})\n"
             f"open({str(report)!r}, 'w').write(json.dumps(heavy))\n"
