@@ -5,6 +5,7 @@ requests and serves its file writes; once it detaches, the local policy and hand
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import sys
 from pathlib import Path
@@ -104,3 +105,30 @@ async def test_attach_without_a_gateway(tmp_path: Path) -> None:
     )
     _, err = await process.communicate()
     assert process.returncode == 1 and b"no gateway at" in err
+
+
+async def test_langacp_chat_attaches_to_a_running_agent(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    async with ConnectionManager() as manager, Gateway(manager, tmp_path / "sockets") as gateway:
+        conn = await manager.connect("helper", command=AGENT[0], args=AGENT[1:], cwd=work, env=_env(tmp_path))
+        seen: list[str] = []
+        conn.add_listener(lambda note: seen.append(note.update.session_update))
+        path = await gateway.open("helper")
+        chat = [sys.executable, "-m", "langacp.cli", "chat", "--prompt", "echo through the gateway", "--json"]
+        chat += ["--", sys.executable, "-m", "langacp.cli", "attach", "helper", "--dir", str(path.parent)]
+        process = await asyncio.create_subprocess_exec(
+            *chat, cwd=work, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+        )
+        out, err = await asyncio.wait_for(process.communicate(), 60)
+        assert process.returncode == 0, err.decode()
+        lines = [json.loads(line) for line in out.decode().splitlines()]
+        assert lines[-1]["stopReason"] == "end_turn"
+        text = "".join(
+            line["update"]["content"]["text"]
+            for line in lines
+            if "update" in line and line["update"]["sessionUpdate"] == "agent_message_chunk"
+        )
+        assert text == "through the gateway"
+        assert list(conn.sessions) == [lines[-1]["sessionId"]]  # chat's session/new ran on the managed agent
+        assert "agent_message_chunk" in seen  # and the program saw the turn too

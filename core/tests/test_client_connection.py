@@ -280,3 +280,17 @@ async def test_fast_notification_equals_a_validated_one() -> None:
         assert fast == checked and repr(fast) == repr(checked)
         assert fast.model_dump(by_alias=True) == checked.model_dump(by_alias=True)
         assert fast.model_fields_set == checked.model_fields_set
+
+
+async def test_agent_dying_mid_turn_fails_the_prompt_with_its_stderr(tmp_path: Path) -> None:
+    async with AcpConnection() as conn:
+        sid = await _open(conn, tmp_path)
+        started = asyncio.Event()
+        conn.add_listener(lambda note: started.set() if note.update.session_update == "tool_call" else None, sid)
+        turn = asyncio.ensure_future(conn.prompt(sid, "slow 30"))
+        await asyncio.wait_for(started.wait(), 20)
+        assert conn.process is not None
+        os.killpg(conn.process.pid, 9)
+        with pytest.raises(AgentExited) as caught:
+            await asyncio.wait_for(turn, 20)
+        assert caught.value.returncode == -9 and not conn.running
