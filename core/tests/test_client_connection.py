@@ -294,3 +294,28 @@ async def test_agent_dying_mid_turn_fails_the_prompt_with_its_stderr(tmp_path: P
         with pytest.raises(AgentExited) as caught:
             await asyncio.wait_for(turn, 20)
         assert caught.value.returncode == -9 and not conn.running
+
+
+async def test_a_failing_permission_callback_answers_cancelled(tmp_path: Path) -> None:
+    def broken(request: PermissionRequest) -> str:
+        raise RuntimeError("the callback broke")
+
+    policy = PermissionPolicy(ask_else=broken)
+    async with AcpConnection(permission_policy=policy) as conn:
+        sid = await _open(conn, tmp_path, testplug=["ask"])
+        result = await conn.prompt(sid, 'tool add {"a": 1, "b": 2}')
+        assert result.stop_reason in ("end_turn", "cancelled") and "done: 3" not in result.text
+        assert (await conn.prompt(sid, "echo still serving")).text == "still serving"
+    assert [(d.decision, d.source) for d in policy.decisions] == [("cancelled", "error")]
+
+
+async def test_an_agent_that_never_answers_is_not_ready(tmp_path: Path) -> None:
+    from langacp.client import AgentNotReady
+
+    script = "import sys, time; print('starting up…', file=sys.stderr, flush=True); time.sleep(60)"
+    manager = ConnectionManager()
+    with pytest.raises(AgentNotReady) as caught:
+        await manager.connect("mute", command=sys.executable, args=["-c", script], startup_timeout=1.5)
+    assert "did not answer initialize within 1.5 s" in str(caught.value)
+    assert "starting up…" in str(caught.value)
+    assert manager.names() == []  # closed, not kept

@@ -203,7 +203,7 @@ class Chat:
         from langacp import __version__
 
         self.acp.client_info = Implementation(name="langacp-chat", title="langacp chat", version=__version__)
-        await self.acp.initialize()
+        await self.acp.initialize(timeout=None)  # a first run may download the agent: the user decides (Ctrl-C)
         cwd = self.options.cwd
         if self.options.resume is not None:
             self.session_id = await self._resume_id(self.options.resume)
@@ -239,7 +239,7 @@ class Chat:
 
     async def _list(self) -> int:
         assert self.acp is not None
-        await self.acp.initialize()
+        await self.acp.initialize(timeout=None)  # a first run may download the agent: the user decides (Ctrl-C)
         sessions = await self._sessions()
         if self.options.json:
             for info in sessions:

@@ -20,7 +20,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from langacp.client.connection import AcpConnection, AgentExited, PromptResult, PromptStream
+    from langacp.client.connection import AcpConnection, AgentExited, AgentNotReady, PromptResult, PromptStream
     from langacp.client.gateway import Gateway, socket_path
     from langacp.client.local import LocalHandler
     from langacp.client.manager import ConnectionManager
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 _WHERE = {
     "AcpConnection": "connection",
     "AgentExited": "connection",
+    "AgentNotReady": "connection",
     "PromptResult": "connection",
     "PromptStream": "connection",
     "Gateway": "gateway",
@@ -57,6 +58,7 @@ __all__ = [
     "AcpAgentTool",
     "AcpConnection",
     "AgentExited",
+    "AgentNotReady",
     "CallbackRouter",
     "ConnectionManager",
     "Gateway",

@@ -41,7 +41,15 @@ if TYPE_CHECKING:
 
 # The ACP SDK (~1 s to import) is imported once the agent is spawned, so both start at once.
 
-__all__ = ["STDIO_LIMIT", "AcpConnection", "AgentExited", "PromptResult", "PromptStream", "prompt_blocks"]
+__all__ = [
+    "STDIO_LIMIT",
+    "AcpConnection",
+    "AgentExited",
+    "AgentNotReady",
+    "PromptResult",
+    "PromptStream",
+    "prompt_blocks",
+]
 
 T = TypeVar("T")
 
@@ -61,6 +69,16 @@ class AgentExited(ConnectionError):
         self.stderr_tail = list(stderr_tail)
         tail = "".join(f"\n  agent: {line}" for line in self.stderr_tail[-20:])
         super().__init__(f"the agent exited (code {returncode}): {' '.join(self.command)}{tail}")
+
+
+class AgentNotReady(TimeoutError):
+    """The agent did not answer ``initialize`` in time."""
+
+    def __init__(self, timeout: float, command: Sequence[str], stderr_tail: Sequence[str]) -> None:
+        self.command = list(command)
+        self.stderr_tail = list(stderr_tail)
+        tail = "".join(f"\n  agent: {line}" for line in self.stderr_tail[-20:])
+        super().__init__(f"the agent did not answer initialize within {timeout:g} s: {' '.join(self.command)}{tail}")
 
 
 @dataclass
@@ -233,22 +251,33 @@ class AcpConnection:
     # -- protocol --------------------------------------------------------------------------------
 
     async def initialize(
-        self, client_capabilities: ClientCapabilities | None = None, protocol_version: int = 1
+        self,
+        client_capabilities: ClientCapabilities | None = None,
+        protocol_version: int = 1,
+        timeout: float | None = 120.0,
     ) -> InitializeResponse:
-        """``initialize``, declaring the handler's capabilities unless ``client_capabilities`` is given."""
+        """``initialize``, declaring the handler's capabilities unless ``client_capabilities`` is given.
+
+        An agent that does not answer within ``timeout`` seconds (it hangs, or is not an ACP
+        agent) raises :class:`AgentNotReady`, with its stderr tail.
+        """
         if self.client_info is None:
             from acp.schema import Implementation
 
             from langacp import __version__
 
             self.client_info = Implementation(name="langacp-client", title="langacp client", version=__version__)
-        self.init_response = await self._request(
+        request = self._request(
             self.conn.initialize(
                 protocol_version=protocol_version,
                 client_capabilities=client_capabilities or self.router.client_capabilities,
                 client_info=self.client_info,
             )
         )
+        try:
+            self.init_response = await asyncio.wait_for(request, timeout)
+        except TimeoutError:
+            raise AgentNotReady(timeout or 0, self.command, self.stderr_tail) from None
         return self.init_response
 
     def _opened(self, session_id: str, cwd: str, additional_directories: Sequence[str] | None) -> None:

@@ -34,8 +34,12 @@ class ConnectionManager:
         env: Mapping[str, str] | None = None,
         handler: Any = None,
         permission_policy: PermissionPolicy | None = None,
+        startup_timeout: float | None = 120.0,
     ) -> AcpConnection:
-        """The connection called ``name``: reused if it is running, else spawned and initialized."""
+        """The connection called ``name``: reused if it is running, else spawned and initialized.
+
+        The first call's ``handler`` and ``permission_policy`` stay with the connection.
+        """
         lock = self._locks.setdefault(name, asyncio.Lock())
         async with lock:
             existing = self.connections.get(name)
@@ -46,7 +50,7 @@ class ConnectionManager:
             conn = AcpConnection(handler=handler, permission_policy=permission_policy)
             try:
                 await conn.spawn(command, args, cwd=cwd, env=env)
-                await conn.initialize()
+                await conn.initialize(timeout=startup_timeout)
             except BaseException:
                 await conn.close()
                 raise

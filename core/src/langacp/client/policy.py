@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import fnmatch
 import inspect
+import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -31,6 +32,8 @@ __all__ = [
     "PermissionRequest",
     "pick_option",
 ]
+
+log = logging.getLogger(__name__)
 
 TOOL_KINDS = frozenset(
     {"read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"}
@@ -64,7 +67,8 @@ class PermissionRecord:
     decision: Literal["allow", "reject", "cancelled"]
     option_id: str | None
     source: str
-    """``policy`` (a rule matched), ``ask_else``, ``upstream`` (an attached client) or ``default``."""
+    """``policy`` (a rule matched), ``ask_else``, ``upstream`` (an attached client) or ``error`` (the
+    ``ask_else`` callback raised: answered ``cancelled``)."""
     rule: str | None = None
     timestamp: float = field(default_factory=time.time)
 
@@ -116,9 +120,13 @@ class PermissionPolicy:
             answer: AskAnswer = matched[0]
             source, rule = "policy", matched[1]
         elif callable(self.ask_else):
-            result = self.ask_else(request)
-            answer = await result if inspect.isawaitable(result) else result  # type: ignore[assignment]
             source, rule = "ask_else", None
+            try:
+                result = self.ask_else(request)
+                answer = await result if inspect.isawaitable(result) else result  # type: ignore[assignment]
+            except Exception:  # a broken callback answers "cancelled", it does not fail the agent's request
+                log.exception("the permission callback failed; answering cancelled")
+                answer, source = None, "error"
         else:
             answer, source, rule = self.ask_else, "ask_else", None
         record = answer_record(request, answer, source, rule)
