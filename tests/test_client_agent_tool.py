@@ -68,11 +68,13 @@ async def test_sub_agent_text_is_nested_under_the_tool_call(parent: Path, tmp_pa
         assert nested[-1].content[0].content.text == answer  # the whole text, sent as it grew
         assert len(nested) < 40  # not one update per token
         assert agent.client.text(sid) == f"done: {answer}"
+        other = await agent.new_session()  # a second session builds its own tool: same sub-agent process
+        assert await agent.prompt(other, _delegate("echo again")) == "end_turn"
+        assert agent.client.text(other) == "done: again"
     activity = load_activity(tmp_path / "sub.jsonl")
-    assert [e["type"] for e in activity if e["type"] in ("prompt:sent", "message:complete")] == [
-        "prompt:sent",
-        "message:complete",
-    ]
+    turns = [(e["type"], e["sessionId"]) for e in activity if e["type"] in ("prompt:sent", "message:complete")]
+    assert [t for t, _ in turns] == ["prompt:sent", "message:complete"] * 2
+    assert len({s for _, s in turns}) == 2  # two sub-agent sessions, recorded by the first handler: one process
 
 
 async def test_sub_agent_tool_calls_and_permissions_reach_the_editor(parent: Path, tmp_path: Path) -> None:

@@ -30,13 +30,24 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from langacp.client.connection import AcpConnection
 from langacp.client.manager import ConnectionManager
-from langacp.client.policy import AskAnswer, PermissionPolicy, PermissionRequest
+from langacp.client.policy import AskAnswer, AskElse, PermissionPolicy, PermissionRequest
 
-__all__ = ["AcpAgentTool", "AgentSpec", "acp_agent_tool", "acp_node"]
+__all__ = ["AcpAgentTool", "AgentSpec", "acp_agent_tool", "acp_node", "default_manager"]
 
 PARENT_META = "parentToolCallId"
 FLUSH_SECONDS = 0.1
 """How often the sub-agent's growing text is sent to the editor (not once per token)."""
+
+
+_default_manager: ConnectionManager | None = None
+
+
+def default_manager() -> ConnectionManager:
+    """The connections tools and nodes share when given no manager: one agent process per name."""
+    global _default_manager
+    if _default_manager is None:
+        _default_manager = ConnectionManager()
+    return _default_manager
 
 
 @dataclass
@@ -49,14 +60,12 @@ class AgentSpec:
     env: Mapping[str, str] | None = None
     handler: Any = None
     permission_policy: PermissionPolicy | None = None
-    manager: ConnectionManager = field(default_factory=ConnectionManager)
+    manager: ConnectionManager = field(default_factory=default_manager)
 
-    async def connect(self, ask_else: Any = None) -> AcpConnection:
-        policy = self.permission_policy or PermissionPolicy()
-        if ask_else is not None:
-            policy = PermissionPolicy(
-                allow=policy.allow, deny=policy.deny, ask_else=ask_else, decisions=policy.decisions
-            )
+    async def connect(self) -> AcpConnection:
+        """The agent's connection; what the policy's rules leave open goes where the calling session routes it."""
+        rules = self.permission_policy or PermissionPolicy()
+        policy = PermissionPolicy(rules.allow, rules.deny, _routed_ask_else, rules.decisions)
         return await self.manager.connect(
             self.name,
             command=self.command[0],
@@ -67,17 +76,51 @@ class AgentSpec:
             permission_policy=policy,
         )
 
+    @property
+    def fallback(self) -> AskElse:
+        return (self.permission_policy or PermissionPolicy()).ask_else
+
 
 @dataclass
 class _Route:
-    """Where a sub-agent session's work is shown: the parent session and tool call."""
+    """Where a sub-agent session's work goes: the parent session and tool call (if any), its fallback."""
 
     session: Any
     parent_id: str
+    fallback: AskElse = "reject"
     text: list[str] = field(default_factory=list)
     flushed_at: float = 0.0
     flush: asyncio.TimerHandle | None = None
     sent: int = 0
+
+    @property
+    def nested(self) -> bool:
+        return self.session is not None and bool(self.parent_id)
+
+
+_ROUTES: dict[str, _Route] = {}
+"""Sub-agent session id → the call running in it (session ids are unique per agent process)."""
+
+
+async def _routed_ask_else(request: PermissionRequest) -> AskAnswer:
+    """A request no rule decided: ask the parent's editor (nested calls), else the tool's fallback."""
+    route = _ROUTES.get(request.session_id)
+    if route is None:
+        return "reject"
+    client = getattr(route.session, "client", None)
+    if not route.nested or client is None:
+        if callable(route.fallback):
+            answer = route.fallback(request)
+            return await answer if inspect.isawaitable(answer) else answer
+        return route.fallback
+    call = request.tool_call.model_copy(
+        update={"tool_call_id": f"{route.parent_id}/{request.tool_call.tool_call_id}", "field_meta": _meta(route)}
+    )
+    response = await client.request_permission(
+        options=request.options, session_id=route.session.session_id, tool_call=call
+    )
+    outcome = response.outcome
+    return getattr(outcome, "option_id", None) if outcome.outcome == "selected" else None
 
 
 class AcpAgentInput(BaseModel):
@@ -99,7 +142,6 @@ class AcpAgentTool(BaseTool):
     new_session_per_call: bool = False
     """A fresh sub-agent session per call (default: one conversation across calls)."""
     _session_id: str | None = PrivateAttr(default=None)
-    _routes: dict[str, _Route] = PrivateAttr(default_factory=dict)
     _lock: asyncio.Lock | None = PrivateAttr(default=None)
 
     def _run(self, *args: Any, **kwargs: Any) -> str:
@@ -115,21 +157,20 @@ class AcpAgentTool(BaseTool):
 
     async def _arun(self, prompt: str, **_: Any) -> str:
         tool_call_id = _CALL_ID.get()
-        conn = await self.spec.connect(ask_else=self._ask_else)
+        conn = await self.spec.connect()
         if self._lock is None:
             self._lock = asyncio.Lock()
-        async with self._lock:  # one turn at a time in the shared session
+        async with self._lock:  # one turn at a time in this tool's session
             session_id = await self._open(conn)
-            route = _Route(self.session, tool_call_id) if self.session is not None and tool_call_id else None
-            if route is not None:
-                self._routes[session_id] = route
+            route = _Route(self.session, tool_call_id or "", self.spec.fallback)
+            _ROUTES[session_id] = route
             remove = conn.add_listener(self._forwarder(route), session_id)
             try:
                 result = await conn.prompt(session_id, prompt)
             finally:
                 remove()
-                if route is not None:
-                    self._routes.pop(session_id, None)
+                _ROUTES.pop(session_id, None)
+                if route.nested:
                     await self._flush(route)
         if result.stop_reason != "end_turn":
             return f"{result.text}\n[the agent stopped: {result.stop_reason}]".strip()
@@ -143,19 +184,19 @@ class AcpAgentTool(BaseTool):
         return self._session_id
 
     async def aclose(self) -> None:
-        """End the sub-agent process."""
-        await self.spec.manager.dispose_all()
+        """End the sub-agent process (and so every session of it)."""
+        await self.spec.manager.disconnect(self.spec.name)
 
     # -- forwarding to the parent session ----------------------------------------------------
 
-    def _forwarder(self, route: _Route | None) -> Callable[[Any], Any]:
+    def _forwarder(self, route: _Route) -> Callable[[Any], Any]:
         writer = _stream_writer()
         name = self.name
 
         async def forward(note: Any) -> None:
             if writer is not None:
                 writer({"acp_agent": name, "notification": note})
-            if route is None or route.session.send_update is None:
+            if not route.nested or route.session.send_update is None:
                 return
             update = note.update
             kind = update.session_update
@@ -194,25 +235,6 @@ class AcpAgentTool(BaseTool):
         with contextlib.suppress(Exception):  # a closed parent session must not fail the tool
             await route.session.send_update(update)
 
-    async def _ask_else(self, request: PermissionRequest) -> AskAnswer:
-        """A request no rule decided: ask the parent's editor, else the spec's fallback."""
-        route = self._routes.get(request.session_id)
-        client = getattr(route.session, "client", None) if route is not None else None
-        if route is None or client is None:
-            fallback = (self.spec.permission_policy or PermissionPolicy()).ask_else
-            if callable(fallback):
-                answer = fallback(request)
-                return await answer if inspect.isawaitable(answer) else answer
-            return fallback
-        call = request.tool_call.model_copy(
-            update={"tool_call_id": f"{route.parent_id}/{request.tool_call.tool_call_id}", "field_meta": _meta(route)}
-        )
-        response = await client.request_permission(
-            options=request.options, session_id=route.session.session_id, tool_call=call
-        )
-        outcome = response.outcome
-        return getattr(outcome, "option_id", None) if outcome.outcome == "selected" else None
-
 
 def _meta(route: _Route) -> dict[str, Any]:
     return {PARENT_META: route.parent_id}
@@ -243,12 +265,14 @@ def acp_agent_tool(
 ) -> AcpAgentTool:
     """A LangChain tool named ``name`` that sends its ``prompt`` to the ACP agent ``command``.
 
-    The agent is spawned on first use (and reused; ``manager`` shares connections between
-    tools). ``permission_policy`` answers its permission requests; what no rule decides is
-    asked of the editor when ``session`` (the langacp session, ``setup.session``) is given,
+    The agent is spawned on first use; tools (and nodes) of the same ``name`` share its process
+    (:func:`default_manager`, or ``manager``), each tool instance with its own session, one
+    conversation across its calls unless ``new_session_per_call``. ``permission_policy``'s rules
+    answer its permission requests; what they leave open is asked of the editor when
+    ``session`` (the langacp session, ``setup.session``) is given and the model called the tool,
     else answered by the policy's ``ask_else``.
     """
-    spec = AgentSpec(name, list(command), cwd, env, handler, permission_policy, manager or ConnectionManager())
+    spec = AgentSpec(name, list(command), cwd, env, handler, permission_policy, manager or default_manager())
     return AcpAgentTool(
         name=name, description=description, spec=spec, session=session, new_session_per_call=new_session_per_call
     )
@@ -273,7 +297,7 @@ def acp_node(
     ``{output_key: [AIMessage(answer, name=name)]}`` when ``output_key`` is ``"messages"``, else
     ``{output_key: answer}``. One sub-agent session per graph thread.
     """
-    spec = AgentSpec(name, list(command), cwd, env, handler, permission_policy, manager or ConnectionManager())
+    spec = AgentSpec(name, list(command), cwd, env, handler, permission_policy, manager or default_manager())
     sessions: dict[str, str] = {}
 
     async def node(state: Mapping[str, Any]) -> dict[str, Any]:
