@@ -124,3 +124,17 @@ async def test_an_edit_by_the_servers_agent_shows_as_a_diff_in_the_editor(
         [diff] = [c for c in final.content or [] if c.type == "diff"]
         assert (diff.path, diff.old_text, diff.new_text) == (str(notes), "alpha\nbeta\n", "alpha\ngamma\n")
     assert notes.read_text() == "alpha\ngamma\n"
+
+
+async def test_a_permission_request_cancelled_ends_the_turn_and_the_thread_goes_on(
+    server: LangGraphDevServer, tmp_path: Path
+) -> None:
+    out = tmp_path / "never.txt"
+    client = RecordingClient(answer=None)  # the editor answers "cancelled"
+    async with serve_remote(server.url, "hitl", plugins=PLUGINS, client=client, cwd=tmp_path) as agent:
+        sid = await agent.start()
+        assert await agent.prompt(sid, _write(out)) == "cancelled"
+        agent.client.updates.clear()
+        assert await agent.prompt(sid, "dangling") == "end_turn"  # the interrupted call was answered
+        assert agent.client.text(sid) == "dangling: 0"
+    assert not out.exists()
