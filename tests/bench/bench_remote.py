@@ -156,9 +156,9 @@ async def main(runs: int, tokens: int, tools: int, delays: list[float]) -> None:
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--tokens", type=int, default=2000)
-    parser.add_argument("--tools", type=int, default=20)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--tokens", type=int, default=1000)
+    parser.add_argument("--tools", type=int, default=10)
     parser.add_argument(
         "--delays", type=float, nargs="+", default=[0.0, 0.01], help="seconds per streamed chunk (0: as fast as it can)"
     )

@@ -35,7 +35,7 @@ __all__ = [
 log = logging.getLogger("langacp.remote")
 
 SERVER_STREAM_MODES = ("messages", "updates", "custom")
-"""Stream modes a server run is asked for (the server has no ``tools`` mode)."""
+"""Stream modes passed on to the server when the bridge asks for them (it has no ``tools`` mode)."""
 CANCEL_TIMEOUT = 5.0
 
 RUN_CONTEXT: ContextVar[dict[str, Any] | None] = ContextVar("langacp_remote_run_context", default=None)
