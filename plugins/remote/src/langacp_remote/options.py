@@ -12,14 +12,12 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from langacp import SessionContext
+from langacp.api import SessionContext
 
-__all__ = ["config_options", "prepare_run", "set_option"]
-
-DATA_KEY = "remote"
+__all__ = ["RemoteData", "config_options", "prepare_run", "set_option"]
 
 
 @dataclass(frozen=True)
@@ -61,15 +59,16 @@ def _choices(graph: Any) -> list[Choice]:
     return choices
 
 
+@dataclass
+class RemoteData:
+    """What langacp-remote keeps with a session: the context values the user chose."""
+
+    context: dict[str, Any] = field(default_factory=dict)
+
+
 def _stored(session: SessionContext) -> dict[str, Any]:
-    """The session's chosen values, kept in its record (saved in the thread's metadata)."""
-    record = session.state.get("record")
-    data = getattr(record, "data", None)
-    if not isinstance(data, dict):
-        return {}
-    mine = data.setdefault(DATA_KEY, {})
-    context = mine.setdefault("context", {}) if isinstance(mine, dict) else {}
-    return context if isinstance(context, dict) else {}
+    """The session's chosen values (saved with the session, in its thread's metadata)."""
+    return session.data(RemoteData).context
 
 
 def _values(session: SessionContext, choices: list[Choice]) -> dict[str, Any]:
