@@ -83,7 +83,19 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--recursion-limit", type=int, default=1000, help="LangGraph steps allowed per prompt (default 1000)"
     )
+    serve.add_argument(
+        "--login",
+        action="store_true",
+        help="ask for the model's API key on the terminal, store it, exit (what an editor's terminal login runs)",
+    )
     _plugin_args(serve)
+
+    for name, text in (
+        ("login", "ask for the model's API key and store it (keyring, or a 0600 file in the user config dir)"),
+        ("logout", "remove the model's stored API key"),
+    ):
+        key_parser = sub.add_parser(name, help=text, description=text[0].upper() + text[1:] + ".")
+        key_parser.add_argument("--model", help=f"the model (default: {MODEL_ENV})")
 
     chat = sub.add_parser(
         "chat",
@@ -179,6 +191,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         sys.stdout.write(completion_script(parser, args.shell))
         return 0
+    if args.command in ("login", "logout"):
+        from langacp import auth
+
+        model = args.model or os.environ.get(MODEL_ENV)
+        return auth.login(model) if args.command == "login" else auth.logout(model)
     from langacp.plugins import PluginNameError, parse_plugin_options
 
     blocked, enabled = parse_plugin_options(args.plugin_options)
@@ -199,6 +216,10 @@ def _with_plugins(args: argparse.Namespace, blocked: set[str], enabled: set[str]
             return _serve_remote(args, blocked, enabled)
         if args.model:
             os.environ[MODEL_ENV] = args.model
+        if args.login:
+            from langacp import auth
+
+            return auth.login(os.environ.get(MODEL_ENV))
         if target is None:
             error = _check_default_model()
             if error:
@@ -295,14 +316,22 @@ def _attach(args: argparse.Namespace) -> int:
 
 
 def _check_default_model() -> str | None:
-    """Why the default agent's model cannot be used (missing package or key), if so."""
+    """Why the default agent's model cannot be used (a missing package), if so.
+
+    A missing API key is no reason to stop: a stored one (``langacp login``) is used, else the
+    editor is offered the auth methods and sessions answer "auth required" until there is one.
+    """
     model = os.environ.get(MODEL_ENV)
     if not model:
         return None
-    from langacp.default_agent.models import ModelError, check_model
+    from langacp import auth
+    from langacp.default_agent.models import MissingKeyError, ModelError, check_model
 
+    auth.use_stored_key(auth.model_key(model))
     try:
         check_model(model)
+    except MissingKeyError as exc:
+        print(f"langacp: {exc}. Until then sessions answer 'authentication required'.", file=sys.stderr)
     except ModelError as exc:
         return str(exc)
     return None

@@ -57,7 +57,10 @@ async def _run(agent: object) -> None:
     from langacp.transport import GuardedTransport
 
     reader, writer = await _stdio_streams()
+    from langacp import sdk_routes
+
     conn = AgentSideConnection(agent, GuardedTransport(reader, writer), listening=False, use_unstable_protocol=True)  # type: ignore[arg-type]
+    sdk_routes.install(conn, agent)
     listen = asyncio.ensure_future(conn.listen())
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

@@ -5,8 +5,8 @@ methods (not a subclass of ``acp.Agent``, so a method we do not offer answers -3
 ``_meta`` arrive as extra keyword arguments: they are ignored, never trusted. Each method
 hands over to the part that does the work:
 
-- :mod:`~langacp.agent.handshake`: ``initialize`` and ``authenticate``;
-- :mod:`~langacp.agent.sessions`: ``session/new``, ``load``, ``resume``, ``fork``, ``list``, ``close``;
+- :mod:`~langacp.agent.handshake`: ``initialize``, ``authenticate`` and ``logout``;
+- :mod:`~langacp.agent.sessions`: ``session/new``, ``load``, ``resume``, ``fork``, ``list``, ``close``, ``delete``;
 - :mod:`~langacp.agent.prompting`: ``session/prompt`` (slash commands, turns) and ``session/cancel``;
 - :mod:`~langacp.agent.settings`: ``session/set_mode`` and ``session/set_config_option``;
 - :mod:`~langacp.agent.registry`: the live sessions (open, restore, save, close);
@@ -115,13 +115,24 @@ class LangacpAgent:
         self, protocol_version: int, client_capabilities: Any = None, client_info: Any = None, **_: Any
     ) -> InitializeResponse:
         self.registry.client_capabilities = client_capabilities
-        response = handshake.initialize_response(self.plugins, load_session=self.loader.persistent())
+        self._prompts.unstable = handshake.speaks_unstable(client_capabilities)
+        response = handshake.initialize_response(
+            self.plugins,
+            load_session=self.loader.persistent(),
+            delete=self.loader.deletable(),
+            client_capabilities=client_capabilities,
+        )
         self.warm_up()
         return response
 
     @serving("authenticate")
     async def authenticate(self, method_id: str, **_: Any) -> None:
         await handshake.authenticate(self.plugins, method_id)
+
+    @serving("logout")
+    async def logout(self, **_: Any) -> None:
+        """``logout`` (routed by :mod:`langacp.sdk_routes`)."""
+        await handshake.logout()
 
     # -- sessions ------------------------------------------------------------------------------
 
@@ -175,6 +186,11 @@ class LangacpAgent:
     @serving("session/close")
     async def close_session(self, session_id: str, **_: Any) -> None:
         await self._sessions.close(session_id)
+
+    @serving("session/delete")
+    async def delete_session(self, session_id: str, **_: Any) -> None:
+        """``session/delete`` (routed by :mod:`langacp.sdk_routes`)."""
+        await self._sessions.delete(session_id)
 
     # -- modes and config ----------------------------------------------------------------------
 

@@ -1,16 +1,28 @@
-"""The connection's first steps: ``initialize`` (capabilities, auth methods) and ``authenticate``."""
+"""The connection's first steps: ``initialize`` (capabilities, auth methods), ``authenticate`` and ``logout``.
+
+Only what works is advertised: ``session/delete`` when the store can delete, ``logout`` when the
+model has a key to forget, terminal auth methods only to clients that run them. What is only
+in ACP's unstable schema (``session/fork`` in ``sessionCapabilities``, ``usage`` in the prompt
+response) is offered only to a client that speaks it: see :func:`speaks_unstable`.
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
 from acp import PROTOCOL_VERSION, RequestError
 from acp.schema import (
+    AgentAuthCapabilities,
     AgentCapabilities,
     Implementation,
     InitializeResponse,
+    LogoutCapabilities,
     McpCapabilities,
     PromptCapabilities,
+    SessionAdditionalDirectoriesCapabilities,
     SessionCapabilities,
     SessionCloseCapabilities,
+    SessionDeleteCapabilities,
     SessionForkCapabilities,
     SessionListCapabilities,
     SessionResumeCapabilities,
@@ -19,11 +31,37 @@ from acp.schema import (
 from langacp import __version__
 from langacp.plugins import Plugins
 
-__all__ = ["authenticate", "initialize_response"]
+__all__ = ["UNSTABLE_META", "authenticate", "initialize_response", "logout", "speaks_unstable"]
+
+UNSTABLE_META = "unstable"
+"""``clientCapabilities._meta.unstable: true``: the client speaks ACP's unstable schema (langacp's clients do)."""
 
 
-def initialize_response(plugins: Plugins, *, load_session: bool) -> InitializeResponse:
+def speaks_unstable(client_capabilities: Any) -> bool:
+    """Whether the client speaks ACP's unstable schema.
+
+    ACP has no negotiation for it: a client says so with ``_meta.unstable: true`` in its
+    capabilities, or by declaring a capability only the unstable schema has (``plan``,
+    ``positionEncodings``, ``nes``, ``session.compaction``).
+    """
+    if client_capabilities is None:
+        return False
+    meta = getattr(client_capabilities, "field_meta", None) or {}
+    if meta.get(UNSTABLE_META) is True:
+        return True
+    if any(getattr(client_capabilities, name, None) is not None for name in ("plan", "position_encodings", "nes")):
+        return True
+    session = getattr(client_capabilities, "session", None)
+    return getattr(session, "compaction", None) is not None
+
+
+def initialize_response(
+    plugins: Plugins, *, load_session: bool, delete: bool = False, client_capabilities: Any = None
+) -> InitializeResponse:
     """What this agent offers: the core's capabilities as the plugins extend them, and their auth methods."""
+    from langacp import auth
+
+    unstable = speaks_unstable(client_capabilities)
     capabilities = AgentCapabilities(
         load_session=load_session,
         prompt_capabilities=PromptCapabilities(image=False, audio=False, embedded_context=True),
@@ -32,14 +70,19 @@ def initialize_response(plugins: Plugins, *, load_session: bool) -> InitializeRe
             list=SessionListCapabilities(),
             close=SessionCloseCapabilities(),
             resume=SessionResumeCapabilities(),
-            fork=SessionForkCapabilities(),
+            additional_directories=SessionAdditionalDirectoriesCapabilities(),
+            delete=SessionDeleteCapabilities() if delete else None,
+            fork=SessionForkCapabilities() if unstable else None,
         ),
+        auth=AgentAuthCapabilities(logout=LogoutCapabilities()) if auth.current_key() is not None else None,
     )
     plugins.agent_capabilities(capabilities)
+    terminal = auth.client_runs_terminal_auth(client_capabilities)
+    methods = [m for m in plugins.auth_methods() if terminal or getattr(m, "type", None) != "terminal"]
     return InitializeResponse(
         protocol_version=PROTOCOL_VERSION,
         agent_capabilities=capabilities,
-        auth_methods=plugins.auth_methods(),
+        auth_methods=methods,
         agent_info=Implementation(name="langacp", title="langacp", version=__version__),
     )
 
@@ -51,3 +94,15 @@ async def authenticate(plugins: Plugins, method_id: str) -> None:
         raise RequestError.invalid_params({"details": f"unknown auth method {method_id!r}"})
     if not ok:
         raise RequestError.auth_required({"details": f"authentication with {method_id!r} failed"})
+
+
+async def logout() -> None:
+    """Forget the configured model's stored key (and the copy this process took); -32601 if there is none to forget."""
+    import asyncio
+
+    from langacp import auth
+
+    key = auth.current_key()
+    if key is None:
+        raise RequestError.method_not_found("logout")
+    await asyncio.to_thread(auth.forget_key, key)

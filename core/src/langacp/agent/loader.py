@@ -64,6 +64,17 @@ class Loader:
                 self._persistent = False
         return self._persistent
 
+    def deletable(self) -> bool:
+        """Whether the store driver can delete a session (so ``session/delete`` is offered)."""
+        from langacp.target import DriverTarget
+
+        if isinstance(self.target_spec, DriverTarget):
+            return False  # the target keeps its own sessions, and no driver deletes them yet
+        try:
+            return hasattr(load_store_driver(self.store_url), "delete")
+        except Exception:  # noqa: BLE001 - a broken driver is reported by persistent(); it offers no delete
+            return False
+
     async def aclose(self) -> None:
         """Close the store if it was opened."""
         if self._ready is not None and self._ready.done() and not self._ready.exception():

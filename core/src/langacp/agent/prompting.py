@@ -31,6 +31,8 @@ class PromptMethods:
         self.recursion_limit = recursion_limit
         self.closing = False
         """Set on shutdown: no new turn starts."""
+        self.unstable = False
+        """The client speaks ACP's unstable schema: the response may carry ``usage`` (not in the stable one)."""
 
     async def prompt(self, session_id: str, prompt: list[Any]) -> PromptResponse:
         session = self.registry.get(session_id)
@@ -94,6 +96,8 @@ class PromptMethods:
             self.plugins, context, session.sink, runner, graph=session.graph, config=session.config
         )
         await self.registry.save(session)
+        if response.usage is not None and not self.unstable:
+            response = response.model_copy(update={"usage": None})  # usage_update carries it in the stable schema
         if outcome.error is not None and response.stop_reason == "end_turn":
             log.error("turn failed in session %s", context.session_id, exc_info=outcome.error)
             raise self.plugins.map_error(outcome.error, "session/prompt")

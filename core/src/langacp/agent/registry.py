@@ -175,7 +175,11 @@ class SessionRegistry:
 
     async def new_thread(self, session: Session) -> None:
         """Give the session a fresh conversation thread (``SessionContext.new_thread``), and save it."""
-        session.record.thread_id = f"{session.context.session_id}.{uuid.uuid4().hex[:12]}"
+        record = session.record
+        # The old thread stays until the session is deleted: remember it for session/delete.
+        threads = record.data.setdefault("langacp", {}).setdefault("threads", [])
+        threads.append(record.thread_id or session.context.session_id)
+        record.thread_id = f"{session.context.session_id}.{uuid.uuid4().hex[:12]}"
         await self.save(session)
 
     async def close(self, session: Session) -> None:

@@ -21,7 +21,7 @@ from acp.schema import (
 from langacp.agent.registry import SessionRegistry, check_dirs, unreadable
 from langacp.agent.responses import session_response
 from langacp.session_data import sync_record
-from langacp.stores import InvalidCursor, SessionRecord, copy_thread
+from langacp.stores import InvalidCursor, SessionRecord, StoreError, copy_thread, session_threads
 
 __all__ = ["SessionMethods"]
 
@@ -120,6 +120,25 @@ class SessionMethods:
             ],
             next_cursor=next_cursor,
         )
+
+    async def delete(self, session_id: str) -> None:
+        """Close the session if it is open, remove its threads and its record; an unknown id is no error."""
+        if not self.registry.loader.deletable():
+            raise RequestError.method_not_found("session/delete")
+        target, store = await self.registry.loader.target_and_store()
+        live = self.registry.live.get(session_id)
+        if live is not None:
+            await self.registry.close(live)
+        try:
+            record = await store.get(session_id)
+        except StoreError:
+            record = None  # unreadable: still delete what can be deleted
+        if record is None and live is None:
+            return
+        checkpointer = store.checkpointer if target.is_factory else target.graph.checkpointer
+        for thread in session_threads(session_id, record or (live.record if live is not None else None)):
+            await checkpointer.adelete_thread(thread)
+        await store.delete(session_id)  # type: ignore[attr-defined] # deletable() checked it
 
     async def close(self, session_id: str) -> None:
         await self.registry.close(self.registry.get(session_id))

@@ -6,7 +6,7 @@ import os
 from typing import Any
 
 from langacp.default_agent.fs_tools import make_fs_tools
-from langacp.default_agent.models import MODEL_ENV, load_model
+from langacp.default_agent.models import MODEL_ENV, MissingKeyError, load_model
 from langacp.target import SessionSetup
 from langacp.types import ToolCallInfo
 
@@ -24,10 +24,21 @@ _model: Any = None
 
 
 def _shared_model() -> Any:
-    """One model per process (chat models are stateless and safe to share between sessions)."""
+    """One model per process (chat models are stateless and safe to share between sessions).
+
+    A missing API key is -32000 (auth required): the editor offers the auth methods of ``initialize``.
+    """
     global _model
     if _model is None:
-        _model = load_model(os.environ.get(MODEL_ENV) or None)
+        from acp import RequestError
+
+        from langacp import auth
+
+        auth.use_stored_key(auth.current_key())  # a login may have stored it since the start
+        try:
+            _model = load_model(os.environ.get(MODEL_ENV) or None)
+        except MissingKeyError as exc:
+            raise RequestError.auth_required({"details": str(exc)}) from exc
     return _model
 
 

@@ -11,7 +11,7 @@ import importlib.util
 import os
 from typing import Any, NamedTuple
 
-__all__ = ["MODEL_ENV", "PROVIDERS", "ModelError", "check_model", "load_model", "provider_of"]
+__all__ = ["MODEL_ENV", "PROVIDERS", "MissingKeyError", "ModelError", "check_model", "load_model", "provider_of"]
 
 MODEL_ENV = "LANGACP_MODEL"
 
@@ -58,6 +58,10 @@ class ModelError(Exception):
     """The configured model cannot be used; the message says what to install or set."""
 
 
+class MissingKeyError(ModelError):
+    """The model's provider needs an API key that is not set (the editor can ask the user to log in)."""
+
+
 def provider_of(model: str) -> str | None:
     """The provider of an ``init_chat_model`` string (``openai:gpt-4.1`` → ``openai``), if known."""
     prefix, sep, _ = model.partition(":")
@@ -82,7 +86,10 @@ def check_model(model: str) -> None:
             f"the model {model!r} needs the {spec.distribution} package: pip install {spec.distribution}{extra}"
         )
     if spec.keys and not any(os.environ.get(key) for key in spec.keys):
-        raise ModelError(f"the model {model!r} needs an API key: set {' or '.join(spec.keys)}")
+        raise MissingKeyError(
+            f"the model {model!r} needs an API key: set {' or '.join(spec.keys)}, "
+            f"or log in: langacp login --model {model}"
+        )
 
 
 def load_model(model: str | None) -> Any:

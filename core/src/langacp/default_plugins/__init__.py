@@ -7,12 +7,13 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from langacp.default_plugins import content, permissions, tools, turns
+from langacp.default_plugins import auth, content, permissions, tools, turns
 
 DEFAULT_PLUGINS: list[tuple[str, ModuleType]] = [
     ("langacp.default.tools", tools),
     ("langacp.default.content", content),
     ("langacp.default.permissions", permissions),
     ("langacp.default.turns", turns),
+    ("langacp.default.auth", auth),
 ]
 """(name, module) of every built-in plugin, in registration order."""

@@ -32,6 +32,7 @@ __all__ = [
     "now_iso",
     "open_store",
     "record_from_json",
+    "session_threads",
 ]
 
 STORE_GROUP = "langacp.stores"
@@ -114,6 +115,17 @@ class SessionStore(Protocol):
     # Optional: ``async def aopen(self) -> None``, awaited on the event loop once, right after the
     # driver was instantiated (in a worker thread): connect there when the connection or the
     # checkpointer must be created inside the running loop.
+    # Optional: ``async def delete(self, session_id: str) -> None``: remove the record (the agent
+    # removes the session's threads through the checkpointer first). A driver with it offers
+    # ``session/delete``; deleting an unknown id is not an error.
+
+
+def session_threads(session_id: str, record: SessionRecord | None) -> list[str]:
+    """Every checkpoint thread a session wrote: its id, its current thread and those ``/clear`` left behind."""
+    threads = [session_id]
+    if record is not None:
+        threads += [*record.data.get("langacp", {}).get("threads", []), record.thread_id or session_id]
+    return list(dict.fromkeys(t for t in threads if isinstance(t, str) and t))
 
 
 def _driver_name(url: str) -> str:

@@ -38,5 +38,8 @@ class MemoryStore:
         more = start + limit < len(records)
         return page, str(start + limit) if more else None
 
+    async def delete(self, session_id: str) -> None:
+        self._records.pop(session_id, None)
+
     async def aclose(self) -> None:
         self._records.clear()

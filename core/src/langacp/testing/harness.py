@@ -73,7 +73,12 @@ class ServedAgent:
 
     async def initialize(self) -> InitializeResponse:
         """``initialize``, declaring the client's ``client_capabilities`` if it has them (an ``EditorClient``)."""
-        capabilities = getattr(self.client, "client_capabilities", None)
+        from acp.schema import ClientCapabilities
+
+        capabilities = getattr(self.client, "client_capabilities", None) or ClientCapabilities()
+        # langacp's own clients speak the unstable schema too (usage in prompt responses, fork).
+        meta = {**(capabilities.field_meta or {}), "unstable": True}
+        capabilities = capabilities.model_copy(update={"field_meta": meta})
         return await self.conn.initialize(protocol_version=1, client_capabilities=capabilities)
 
     async def new_session(self, cwd: str | None = None) -> str:
@@ -270,6 +275,7 @@ async def serve_raw_in_process(
     """
     from acp.agent.connection import AgentSideConnection
 
+    from langacp import sdk_routes
     from langacp.transport import GuardedTransport
 
     async with _agent_in_process(target, plugins, args, env, None, isolate=isolate) as (agent, _workdir, _log):
@@ -277,6 +283,7 @@ async def serve_raw_in_process(
         test_in, agent_out = await _pipe()
         transport: Any = GuardedTransport(agent_in, agent_out)
         agent_conn = AgentSideConnection(cast(Any, agent), transport, listening=False, use_unstable_protocol=True)
+        sdk_routes.install(agent_conn, agent)  # as langacp serve does
         serving = asyncio.ensure_future(agent_conn.listen())
         try:
             yield RawPipes(test_out, test_in, serving)
@@ -347,6 +354,8 @@ async def _connected(agent: Any, client: RecordingClient) -> AsyncIterator[tuple
     """``agent`` served on one end of an in-memory pair, ``client`` on the other; closed like a pipe after."""
     from acp.agent.connection import AgentSideConnection
 
+    from langacp import sdk_routes
+
     try:
         from acp._transport import memory_transport_pair
     except ImportError:  # pragma: no cover - the SDK moved its private module
@@ -355,6 +364,7 @@ async def _connected(agent: Any, client: RecordingClient) -> AsyncIterator[tuple
     agent_end, client_end = memory_transport_pair()
     transport: Any = _JsonTransport(agent_end)
     agent_conn = AgentSideConnection(cast(Any, agent), transport, listening=False, use_unstable_protocol=True)
+    sdk_routes.install(agent_conn, agent)  # as langacp serve does
     serving = asyncio.ensure_future(agent_conn.listen())
     client_transport: Any = _JsonTransport(client_end)
     conn = ClientSideConnection(cast(Any, client), client_transport, use_unstable_protocol=True)

@@ -116,6 +116,10 @@ class PostgresStore:
             row = await cursor.fetchone()
         return None if row is None else record_from_json(session_id, row["record"])
 
+    async def delete(self, session_id: str) -> None:
+        async with self._pool.connection() as conn:
+            await conn.execute("DELETE FROM langacp_sessions WHERE session_id = %s", (session_id,))
+
     async def list(
         self, *, cwd: str | None = None, cursor: str | None = None, limit: int = 50
     ) -> tuple[list[SessionRecord], str | None]:

@@ -116,6 +116,11 @@ class SqliteStore:
             return None
         return record_from_json(session_id, row[0])
 
+    async def delete(self, session_id: str) -> None:
+        async with self.checkpointer.lock:
+            await self._conn.execute("DELETE FROM langacp_sessions WHERE session_id = ?", (session_id,))
+            await self._conn.commit()
+
     async def list(
         self, *, cwd: str | None = None, cursor: str | None = None, limit: int = 50
     ) -> tuple[list[SessionRecord], str | None]:

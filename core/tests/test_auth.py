@@ -1,0 +1,197 @@
+"""API keys for real models: auth methods in ``initialize``, ``langacp login`` / ``logout``, sessions gated.
+
+The provider package is a stand-in (tests/fixtures/provider/langchain_anthropic: the scripted
+model, refusing to start without ANTHROPIC_API_KEY like the real one); everything else is real:
+``langacp serve`` as a subprocess over pipes, ``langacp login`` in a pseudo-terminal, the key
+file on disk.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+from pathlib import Path
+from typing import Any
+
+import pexpect
+import pytest
+from acp import text_block
+from acp.schema import AuthCapabilities, ClientCapabilities
+from core_support import FIXTURES, RawAgent, agent_env
+
+from langacp.client import RecordingClient, spawn_agent
+
+MODEL = "anthropic:claude-sonnet-4-5"
+KEY = "sk-ant-test-0123456789-wxyz"
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> dict[str, str]:
+    """An environment with its own config dir, the stand-in provider, no key and no usable keyring."""
+    env = agent_env(
+        extra={
+            "XDG_CONFIG_HOME": str(tmp_path / "config"),
+            "XDG_DATA_HOME": str(tmp_path / "data"),
+            "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring",
+        }
+    )
+    env["PYTHONPATH"] = os.pathsep.join([str(FIXTURES / "provider"), *filter(None, [env.get("PYTHONPATH")])])
+    env.pop("ANTHROPIC_API_KEY", None)
+    return env
+
+
+def serve_cmd(*args: str) -> list[str]:
+    return [sys.executable, "-m", "langacp.cli", "serve", "--store", "memory", *args]
+
+
+async def request(conn: Any, method: str, params: dict[str, Any]) -> Any:
+    """A request the SDK's client side has no method for yet, on its connection."""
+    return await conn._conn.send_request(method, params)
+
+
+async def _initialize(env: dict[str, str], capabilities: Any, *args: str) -> tuple[Any, Any]:
+    client = RecordingClient()
+    async with spawn_agent(serve_cmd(*args), client, env=env) as (conn, _p):
+        init = await conn.initialize(protocol_version=1, client_capabilities=capabilities)
+        return init, conn
+
+
+async def test_auth_methods_only_for_a_model_that_needs_a_key(home: dict[str, str]) -> None:
+    terminal = ClientCapabilities(auth=AuthCapabilities(terminal=True))
+    init, _ = await _initialize(home, terminal, "--model", MODEL)
+    methods = {m.id: m for m in init.auth_methods or []}
+    assert set(methods) == {"langacp-login", "langacp-env"}
+    assert methods["langacp-login"].type == "terminal" and methods["langacp-login"].args == ["--login"]
+    assert "ANTHROPIC_API_KEY" in methods["langacp-env"].name
+    assert init.agent_capabilities.auth is not None and init.agent_capabilities.auth.logout is not None
+    # The offline demo model needs no key: nothing to log in to, nothing to log out of.
+    init, _ = await _initialize(home, terminal)
+    assert not init.auth_methods
+    assert init.agent_capabilities.auth is None or init.agent_capabilities.auth.logout is None
+
+
+async def test_auth_terminal_method_only_for_clients_that_run_it(home: dict[str, str]) -> None:
+    init, _ = await _initialize(home, ClientCapabilities(), "--model", MODEL)
+    assert [m.id for m in init.auth_methods or []] == ["langacp-env"]
+    legacy = ClientCapabilities(field_meta={"terminal-auth": True})  # older clients, the registry's validator
+    init, _ = await _initialize(home, legacy, "--model", MODEL)
+    assert [m.id for m in init.auth_methods or []] == ["langacp-login", "langacp-env"]
+
+
+async def test_auth_registry_validator_handshake(home: dict[str, str]) -> None:
+    """The ACP registry's auth check, as raw JSON-RPC: its exact initialize, a method of type agent or terminal."""
+    import asyncio
+
+    process = await asyncio.create_subprocess_exec(
+        *serve_cmd("--model", MODEL),
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+        env=home,
+    )
+    agent = RawAgent(process)
+    try:
+        reply = await agent.request(
+            1,
+            "initialize",
+            {
+                "protocolVersion": 1,
+                "clientInfo": {"name": "ACP Registry Validator", "version": "1.0.0"},
+                "clientCapabilities": {
+                    "terminal": True,
+                    "fs": {"readTextFile": True, "writeTextFile": True},
+                    "_meta": {"terminal_output": True, "terminal-auth": True},
+                },
+            },
+        )
+        methods = reply["result"]["authMethods"]
+        assert {m.get("type", "agent") for m in methods} == {"terminal", "agent"}
+        terminal = next(m for m in methods if m.get("type") == "terminal")
+        assert terminal["_meta"]["terminal-auth"]["args"][-2:] == ["--model", MODEL]  # the older clients' form
+    finally:
+        process.kill()
+        await process.wait()
+
+
+async def test_auth_session_needs_the_key_then_login_then_logout(home: dict[str, str], tmp_path: Path) -> None:
+    client = RecordingClient()
+    work = tmp_path / "work"
+    work.mkdir()
+    async with spawn_agent(serve_cmd("--model", MODEL), client, env=home) as (conn, _p):
+        await conn.initialize(protocol_version=1)
+        with pytest.raises(Exception) as failed:
+            await conn.new_session(cwd=str(work))
+        assert getattr(failed.value, "code", None) == -32000  # auth required
+        with pytest.raises(Exception) as refused:
+            await conn.authenticate(method_id="langacp-env")
+        assert getattr(refused.value, "code", None) == -32000
+
+        # The terminal method: the client runs the agent's command with --login appended, in a terminal.
+        login = pexpect.spawn(
+            sys.executable, [*serve_cmd("--model", MODEL)[1:], "--login"], env=home, encoding="utf-8", timeout=30
+        )
+        login.expect("Paste your ANTHROPIC_API_KEY")
+        login.sendline(KEY)
+        login.expect(pexpect.EOF)
+        login.close()
+        assert login.exitstatus == 0, login.before
+        stored = Path(home["XDG_CONFIG_HOME"]) / "langacp" / "credentials.json"
+        assert stat.S_IMODE(stored.stat().st_mode) == 0o600
+        assert json.loads(stored.read_text()) == {"keys": {"ANTHROPIC_API_KEY": KEY}}
+        assert KEY not in login.before  # not echoed
+
+        await conn.authenticate(method_id="langacp-env")  # the stored key is found now
+        session = await conn.new_session(cwd=str(work))
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("hi")])
+        assert "key ending wxyz" in client.text(session.session_id)
+
+        assert await request(conn, "logout", {}) == {}  # the SDK's client has no logout() yet
+        assert not stored.exists()
+
+    # A new process after logout: sessions need the key again.
+    async with spawn_agent(serve_cmd("--model", MODEL), RecordingClient(), env=home) as (conn, _p):
+        await conn.initialize(protocol_version=1)
+        with pytest.raises(Exception) as again:
+            await conn.new_session(cwd=str(work))
+        assert getattr(again.value, "code", None) == -32000
+
+
+async def test_auth_key_from_the_environment_needs_no_login(home: dict[str, str], tmp_path: Path) -> None:
+    client = RecordingClient()
+    env = {**home, "ANTHROPIC_API_KEY": "sk-from-env-abcd"}
+    async with spawn_agent(serve_cmd("--model", MODEL), client, env=env) as (conn, _p):
+        await conn.initialize(protocol_version=1)
+        await conn.authenticate(method_id="langacp-env")
+        session = await conn.new_session(cwd=str(tmp_path))
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("hi")])
+        assert "key ending abcd" in client.text(session.session_id)
+
+
+async def test_auth_logout_is_not_offered_without_a_key_to_forget(home: dict[str, str]) -> None:
+    async with spawn_agent(serve_cmd(), RecordingClient(), env=home) as (conn, _p):
+        await conn.initialize(protocol_version=1)
+        with pytest.raises(Exception) as missing:
+            await request(conn, "logout", {})
+        assert getattr(missing.value, "code", None) == -32601
+
+
+def test_auth_login_and_logout_commands(home: dict[str, str]) -> None:
+    login = pexpect.spawn(
+        sys.executable, ["-m", "langacp.cli", "login", "--model", MODEL], env=home, encoding="utf-8", timeout=30
+    )
+    login.expect("not shown")
+    login.sendline("")  # nothing typed: nothing stored
+    login.expect(pexpect.EOF)
+    login.close()
+    assert login.exitstatus == 1 and "nothing stored" in login.before
+    stored = Path(home["XDG_CONFIG_HOME"]) / "langacp" / "credentials.json"
+    assert not stored.exists()
+    stored.parent.mkdir(parents=True)
+    stored.write_text(json.dumps({"keys": {"ANTHROPIC_API_KEY": KEY, "OPENAI_API_KEY": "other"}}))
+    out = pexpect.run(f"{sys.executable} -m langacp.cli logout --model {MODEL}", env=home, encoding="utf-8")
+    assert "ANTHROPIC_API_KEY removed" in out
+    assert json.loads(stored.read_text()) == {"keys": {"OPENAI_API_KEY": "other"}}  # the other provider's stays
+    out = pexpect.run(f"{sys.executable} -m langacp.cli login", env=home, encoding="utf-8", withexitstatus=True)
+    assert out[1] == 2 and "no model is set" in out[0]
