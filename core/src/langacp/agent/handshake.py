@@ -34,7 +34,7 @@ from langacp.plugins import Plugins
 __all__ = ["UNSTABLE_META", "authenticate", "initialize_response", "logout", "speaks_unstable"]
 
 UNSTABLE_META = "unstable"
-"""``clientCapabilities._meta.unstable: true``: the client speaks ACP's unstable schema (langacp's clients do)."""
+"""``clientCapabilities._meta.unstable: true``: the client speaks ACP's unstable schema (the test harness says so)."""
 
 
 def speaks_unstable(client_capabilities: Any) -> bool:
