@@ -319,3 +319,37 @@ async def test_an_agent_that_never_answers_is_not_ready(tmp_path: Path) -> None:
     assert "did not answer initialize within 1.5 s" in str(caught.value)
     assert "starting up…" in str(caught.value)
     assert manager.names() == []  # closed, not kept
+
+
+async def test_local_handler_confines_files_to_the_session(tmp_path: Path) -> None:
+    from acp import RequestError
+
+    from langacp.client import LocalHandler
+
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    root.mkdir()
+    outside.mkdir()
+    (outside / "secret.txt").write_text("secret")
+    (root / "link.txt").symlink_to(outside / "secret.txt")
+    (root / "out").symlink_to(outside)
+    os.mkfifo(root / "fifo")
+    (root / "a.txt").write_text("one\ntwo\nthree\n")
+    handler = LocalHandler()
+    handler.add_session("s", str(root))
+    assert (await handler.read_text_file("s", str(root / "a.txt"), line=2, limit=1)).content == "two\n"
+    await handler.write_text_file("s", str(root / "new" / "b.txt"), "bee")
+    assert (root / "new" / "b.txt").read_text() == "bee"
+    await handler.write_text_file("s", str(root / "a.txt"), "short")
+    assert (root / "a.txt").read_text() == "short"  # truncated, not overwritten in place
+    for path in ("link.txt", "out/secret.txt", "../outside/secret.txt", "fifo"):
+        with pytest.raises(RequestError) as caught:
+            await asyncio.wait_for(handler.read_text_file("s", str(root / path)), 5)
+        assert caught.value.code == -32602, path
+    for path in ("link.txt", "out/new.txt", "fifo"):
+        with pytest.raises(RequestError):
+            await asyncio.wait_for(handler.write_text_file("s", str(root / path), "x"), 5)
+    assert (outside / "secret.txt").read_text() == "secret" and not (outside / "new.txt").exists()
+    with pytest.raises(RequestError):  # another session's directory is not this one's
+        await handler.read_text_file("other", str(root / "a.txt"))
+    with pytest.raises(RequestError):
+        await handler.read_text_file("s", "relative.txt")

@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import os
 import signal
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -94,6 +95,33 @@ def confine(path: str, roots: Sequence[str]) -> Path:
     raise RequestError.invalid_params({"details": f"{path} is outside the session's directories"})
 
 
+_OPEN_FLAGS = os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+"""The checked path is opened as checked: a link swapped in since is refused, a FIFO does not block."""
+
+
+def _regular(fd: int, path: Path) -> None:
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(f"not a regular file: {path}")
+
+
+def _read_regular(path: Path) -> str:
+    fd = os.open(path, os.O_RDONLY | _OPEN_FLAGS)
+    _regular(fd, path)
+    with open(fd, encoding="utf-8") as file:
+        return file.read()
+
+
+def _write_regular(path: Path, content: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | _OPEN_FLAGS, 0o666)
+    _regular(fd, path)
+    os.set_blocking(fd, True)
+    with open(fd, "w", encoding="utf-8") as file:
+        file.truncate(0)
+        file.write(content)
+
+
 class LocalHandler:
     """Serves ``fs/*`` and ``terminal/*`` locally, confined to each session's directories.
 
@@ -130,7 +158,7 @@ class LocalHandler:
             raise RequestError.method_not_found("fs/read_text_file")
         real = confine(path, self.roots_of(session_id))
         try:
-            text = await asyncio.to_thread(real.read_text, encoding="utf-8")
+            text = await asyncio.to_thread(_read_regular, real)
         except FileNotFoundError:
             raise RequestError.resource_not_found(path) from None
         except (OSError, UnicodeDecodeError) as exc:
@@ -145,13 +173,8 @@ class LocalHandler:
         if not self.fs:
             raise RequestError.method_not_found("fs/write_text_file")
         real = confine(path, self.roots_of(session_id))
-
-        def write() -> None:
-            real.parent.mkdir(parents=True, exist_ok=True)
-            real.write_text(content, encoding="utf-8")
-
         try:
-            await asyncio.to_thread(write)
+            await asyncio.to_thread(_write_regular, real, content)
         except OSError as exc:
             raise RequestError.invalid_params({"details": f"cannot write {path}: {exc}"}) from None
         return WriteTextFileResponse()
