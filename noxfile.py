@@ -19,6 +19,7 @@ TEST_DEPS = [
     "jsonschema>=4",
     "lupa>=2",
     "sexpdata>=1",
+    "keyring>=24",
 ]
 
 # Lint and typecheck first: a style or type error is reported in the first minute, not after the tests.

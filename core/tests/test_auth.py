@@ -195,3 +195,28 @@ def test_auth_login_and_logout_commands(home: dict[str, str]) -> None:
     assert json.loads(stored.read_text()) == {"keys": {"OPENAI_API_KEY": "other"}}  # the other provider's stays
     out = pexpect.run(f"{sys.executable} -m langacp.cli login", env=home, encoding="utf-8", withexitstatus=True)
     assert out[1] == 2 and "no model is set" in out[0]
+
+
+async def test_auth_login_uses_the_keyring_when_it_has_a_backend(home: dict[str, str], tmp_path: Path) -> None:
+    """With ``keyring`` installed and a working backend, the key goes there, not into a file."""
+    pytest.importorskip("keyring")
+    ring = tmp_path / "keyring.json"
+    env = {**home, "PYTHON_KEYRING_BACKEND": "langacp_test_keyring.FileKeyring", "LANGACP_TEST_KEYRING": str(ring)}
+    login = pexpect.spawn(
+        sys.executable, ["-m", "langacp.cli", "login", "--model", MODEL], env=env, encoding="utf-8", timeout=30
+    )
+    login.expect("not shown")
+    login.sendline(KEY)
+    login.expect(pexpect.EOF)
+    login.close()
+    assert login.exitstatus == 0 and "system keyring (FileKeyring)" in login.before
+    assert json.loads(ring.read_text()) == {"langacp/ANTHROPIC_API_KEY": KEY}
+    assert not (Path(home["XDG_CONFIG_HOME"]) / "langacp" / "credentials.json").exists()
+    client = RecordingClient()
+    async with spawn_agent(serve_cmd("--model", MODEL), client, env=env) as (conn, _p):
+        await conn.initialize(protocol_version=1)
+        session = await conn.new_session(cwd=str(tmp_path))
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("hi")])
+        assert "key ending wxyz" in client.text(session.session_id)
+        assert await request(conn, "logout", {}) == {}
+    assert json.loads(ring.read_text()) == {}
