@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from langchain.agents import create_agent
-from langchain.agents.middleware import HumanInTheLoopMiddleware
+from langchain.agents.middleware import HumanInTheLoopMiddleware, TodoListMiddleware
 
 from langacp.testing.agent import TOOLS, TRACE_TOOLS, make_model
 from langacp_remote.editor import editor_tools
@@ -17,3 +17,6 @@ hitl = create_agent(
 
 editor = create_agent(make_model(), tools=[*TOOLS, *editor_tools()])
 """The scripted agent with langacp-remote's editor tools (files and commands are the editor's)."""
+
+planner = create_agent(make_model(), tools=TOOLS, middleware=[TodoListMiddleware()])
+"""The scripted agent with LangChain's todo list (``write_todos``), which langacp-plans shows as the plan."""

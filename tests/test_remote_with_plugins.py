@@ -24,7 +24,8 @@ PLUGINS = ["permissions", "tools", "usage", "titles"]
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[LangGraphDevServer]:
-    with LangGraphDevServer({"hitl": f"{GRAPHS}:hitl", "editor": f"{GRAPHS}:editor"}) as running:
+    graphs = {name: f"{GRAPHS}:{name}" for name in ("hitl", "editor", "planner")}
+    with LangGraphDevServer(graphs) as running:
         yield running
 
 
@@ -138,3 +139,12 @@ async def test_a_permission_request_cancelled_ends_the_turn_and_the_thread_goes_
         assert await agent.prompt(sid, "dangling") == "end_turn"  # the interrupted call was answered
         assert agent.client.text(sid) == "dangling: 0"
     assert not out.exists()
+
+
+async def test_a_remote_todo_list_is_the_editors_plan(server: LangGraphDevServer, tmp_path: Path) -> None:
+    todos = [{"content": "read the code", "status": "completed"}, {"content": "fix the bug", "status": "in_progress"}]
+    async with serve_remote(server.url, "planner", plugins=["plans"], cwd=tmp_path) as agent:
+        sid = await agent.start()
+        assert await agent.prompt(sid, "tool write_todos " + json.dumps({"todos": todos})) == "end_turn"
+        [plan] = agent.client.of(sid, "plan")
+        assert [(e.content, e.status) for e in plan.entries] == [(t["content"], t["status"]) for t in todos]

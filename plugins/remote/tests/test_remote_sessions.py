@@ -26,6 +26,10 @@ async def test_remote_streams_text_and_tool_calls(langgraph_server: LangGraphDev
         assert agent.client.text(sid) == "hello remote world"
         assert len(agent.client.of(sid, "agent_message_chunk")) >= 1
 
+        assert await agent.prompt(sid, "think aloud") == "end_turn"
+        assert agent.client.text(sid, "agent_thought_chunk") == "Let me think about that."
+        assert agent.client.text(sid).endswith("aloud")
+
         assert await agent.prompt(sid, 'tool add {"a": 1, "b": 2}') == "end_turn"
         starts = agent.client.of(sid, "tool_call")
         assert [s.title for s in starts] == ["add"]
