@@ -40,6 +40,8 @@ class Proxy:
         self.port = free_port()
         self.server: asyncio.Server | None = None
         self.writers: set[asyncio.StreamWriter] = set()
+        self.requests = bytearray()
+        """Everything the clients sent (HTTP requests, headers included)."""
 
     @property
     def url(self) -> str:
@@ -48,9 +50,13 @@ class Proxy:
     async def start(self) -> None:
         self.server = await asyncio.start_server(self._handle, "127.0.0.1", self.port)
 
-    async def _pipe(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def _pipe(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, seen: bytearray | None = None
+    ) -> None:
         with suppress(ConnectionError, OSError):
             while data := await reader.read(65536):
+                if seen is not None:
+                    seen.extend(data)
                 writer.write(data)
                 await writer.drain()
         writer.close()
@@ -58,7 +64,7 @@ class Proxy:
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.upstream_port)
         self.writers |= {writer, up_writer}
-        await asyncio.gather(self._pipe(reader, up_writer), self._pipe(up_reader, writer))
+        await asyncio.gather(self._pipe(reader, up_writer, self.requests), self._pipe(up_reader, writer))
 
     async def cut(self) -> None:
         """Refuse new connections and break the open ones."""
@@ -120,3 +126,23 @@ async def test_remote_graph_errors_are_clear_and_the_session_goes_on(langgraph_s
         agent.client.updates.clear()
         assert await agent.prompt(sid, "echo still going") == "end_turn"
         assert agent.client.text(sid) == "still going"
+
+
+def test_remote_api_key_variable_not_set_is_one_line_and_exit_2() -> None:
+    command = [*serve_remote_command("http://127.0.0.1:9", "agent"), "--api-key-env", "LANGACP_TEST_NO_SUCH_KEY"]
+    result = subprocess.run(command, stdin=subprocess.PIPE, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2
+    [line] = result.stderr.strip().splitlines()
+    assert "--api-key-env LANGACP_TEST_NO_SUCH_KEY: that environment variable is not set" in line
+
+
+async def test_remote_api_key_and_headers_reach_the_server(langgraph_server: LangGraphDevServer) -> None:
+    proxy = Proxy(langgraph_server.port)
+    await proxy.start()
+    args = ["--api-key-env", "TEAM_KEY", "--header", "X-Team: blue"]
+    async with serve_remote(proxy.url, "agent", args=args, env={"TEAM_KEY": "sekrit"}) as agent:
+        sid = await agent.start()
+        assert await agent.prompt(sid, "echo authorised") == "end_turn"
+    await proxy.cut()
+    sent = bytes(proxy.requests).lower()
+    assert b"x-api-key: sekrit" in sent and b"x-team: blue" in sent
