@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -353,3 +354,37 @@ async def test_local_handler_confines_files_to_the_session(tmp_path: Path) -> No
         await handler.read_text_file("other", str(root / "a.txt"))
     with pytest.raises(RequestError):
         await handler.read_text_file("s", "relative.txt")
+
+
+NEW_LOOP_SCRIPT = """
+import asyncio, json, sys
+from langacp.client import ConnectionManager
+
+command, args, cwd = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3]
+manager = ConnectionManager()
+
+async def use():
+    conn = await manager.connect("helper", command=command, args=args, cwd=cwd)
+    sid = (await conn.new_session(cwd)).session_id
+    return conn.process.pid, (await conn.prompt(sid, "echo hi")).text
+
+first = asyncio.run(use())  # this loop ends and leaves the agent behind
+second = asyncio.run(use())  # a new loop: the old agent is ended and replaced
+print(json.dumps([first, second]), flush=True)
+manager.kill_all()
+"""
+
+
+async def test_manager_survives_a_new_event_loop(tmp_path: Path) -> None:
+    import json
+    import subprocess
+
+    command, args = _spawn_args()
+    env = agent_env(extra={"XDG_DATA_HOME": str(tmp_path / "data")})
+    run = [sys.executable, "-c", NEW_LOOP_SCRIPT, command, json.dumps(args), str(tmp_path)]
+    result = subprocess.run(run, env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    (first_pid, first), (second_pid, second) = json.loads(result.stdout.splitlines()[-1])
+    assert first == second == "hi" and first_pid != second_pid
+    time.sleep(0.2)
+    assert _gone(first_pid) and _gone(second_pid)

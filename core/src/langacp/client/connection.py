@@ -142,6 +142,8 @@ class AcpConnection:
         self._exited: asyncio.Future[int] | None = None
         self._drain: asyncio.Task[None] | None = None
         self._turns: dict[str, asyncio.Future[PromptResponse]] = {}
+        self.loop: asyncio.AbstractEventLoop | None = None
+        """The event loop the agent was spawned on (its pipes belong to it)."""
 
     @property
     def handler(self) -> Any:
@@ -177,6 +179,7 @@ class AcpConnection:
             raise RuntimeError("this connection already spawned an agent")
         self.command = [command, *args]
         self.cwd = str(cwd) if cwd is not None else None
+        self.loop = asyncio.get_running_loop()
         self.process = await asyncio.create_subprocess_exec(
             command,
             *args,
@@ -425,6 +428,12 @@ class AcpConnection:
         if closer is not None:
             with contextlib.suppress(Exception):
                 await closer()
+
+    def kill(self) -> None:
+        """End the agent's process group at once, without the event loop (e.g. the loop is gone)."""
+        if self.process is not None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.process.pid, signal.SIGKILL)
 
     async def __aenter__(self) -> AcpConnection:
         return self

@@ -22,7 +22,7 @@ class ConnectionManager:
 
     def __init__(self) -> None:
         self.connections: dict[str, AcpConnection] = {}
-        self._locks: dict[str, asyncio.Lock] = {}
+        self._locks: dict[tuple[str, int], asyncio.Lock] = {}
 
     async def connect(
         self,
@@ -40,13 +40,17 @@ class ConnectionManager:
 
         The first call's ``handler`` and ``permission_policy`` stay with the connection.
         """
-        lock = self._locks.setdefault(name, asyncio.Lock())
+        loop = asyncio.get_running_loop()
+        lock = self._locks.setdefault((name, id(loop)), asyncio.Lock())
         async with lock:
             existing = self.connections.get(name)
-            if existing is not None and existing.running:
+            if existing is not None and existing.running and existing.loop is loop:
                 return existing
             if existing is not None:
-                await existing.close()
+                if existing.loop is loop:
+                    await existing.close()
+                else:  # spawned under an event loop that has ended (another asyncio.run): its pipes are dead
+                    existing.kill()
             conn = AcpConnection(handler=handler, permission_policy=permission_policy)
             try:
                 await conn.spawn(command, args, cwd=cwd, env=env)
@@ -56,6 +60,12 @@ class ConnectionManager:
                 raise
             self.connections[name] = conn
             return conn
+
+    def kill_all(self) -> None:
+        """End every agent process at once, without the event loop (at interpreter exit)."""
+        for conn in self.connections.values():
+            conn.kill()
+        self.connections.clear()
 
     def get(self, name: str) -> AcpConnection:
         """The connection called ``name`` (``KeyError`` if there is none)."""

@@ -16,6 +16,7 @@ sub-agent's notifications are also written to LangGraph's custom stream
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import inspect
 import time
@@ -47,6 +48,7 @@ def default_manager() -> ConnectionManager:
     global _default_manager
     if _default_manager is None:
         _default_manager = ConnectionManager()
+        atexit.register(_default_manager.kill_all)  # no sub-agent outlives the program
     return _default_manager
 
 
