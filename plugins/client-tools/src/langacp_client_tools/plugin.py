@@ -6,6 +6,7 @@ imported when a session's tools are built.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from langacp.api import SessionContext, ToolCallInfo, hookimpl
@@ -13,8 +14,14 @@ from langacp.api import SessionContext, ToolCallInfo, hookimpl
 if TYPE_CHECKING:
     from langacp_client_tools.tools import ClientTools
 
-STATE_KEY = "client-tools"
-"""``SessionContext.state`` key of the session's :class:`~langacp_client_tools.tools.ClientTools`."""
+
+@dataclass
+class _Held:
+    """This plugin's live state of a session (``session.scratch(_Held)``)."""
+
+    tools: ClientTools | None = None
+    """The session's tools, once asked for."""
+
 
 KINDS = {"read_file": "read", "write_file": "edit", "edit_file": "edit", "run_command": "execute"}
 
@@ -26,14 +33,18 @@ SYSTEM_PROMPT = (
 )
 
 
+def _held(session: SessionContext) -> ClientTools | None:
+    return session.scratch(_Held).tools
+
+
 def _of(session: SessionContext) -> ClientTools:
     """The session's tools, made on first use."""
-    tools: ClientTools | None = session.state.get(STATE_KEY)
-    if tools is None:
+    held = session.scratch(_Held)
+    if held.tools is None:
         from langacp_client_tools.tools import ClientTools
 
-        tools = session.state[STATE_KEY] = ClientTools(session)
-    return tools
+        held.tools = ClientTools(session)
+    return held.tools
 
 
 @hookimpl
@@ -49,7 +60,7 @@ def langacp_session_middleware(session: SessionContext) -> list[Any]:
 @hookimpl
 def langacp_tool_start_content(call: ToolCallInfo, session: SessionContext) -> list[Any] | None:
     """The diff a write or an edit proposes, against the editor's buffer (``None``: not read through the editor)."""
-    tools: ClientTools | None = session.state.get(STATE_KEY)
+    tools = _held(session)
     if tools is None or not tools.seen:
         return None
     from langacp_client_tools.preview import proposed_diff
@@ -59,7 +70,7 @@ def langacp_tool_start_content(call: ToolCallInfo, session: SessionContext) -> l
 
 @hookimpl
 def langacp_prompt_finished(session: SessionContext) -> None:
-    tools: ClientTools | None = session.state.get(STATE_KEY)
+    tools = _held(session)
     if tools is not None:
         tools.seen.clear()
 
@@ -72,11 +83,11 @@ def langacp_system_prompt(session: SessionContext) -> str:
 @hookimpl(trylast=True)
 def langacp_tool_kind(call: ToolCallInfo, session: SessionContext) -> str | None:
     """Our tools' kinds when no other plugin (langacp-tools, with its user pins) maps them."""
-    return KINDS.get(call.name) if STATE_KEY in session.state else None
+    return KINDS.get(call.name) if _held(session) is not None else None
 
 
 @hookimpl
 async def langacp_session_closed(session: SessionContext) -> None:
-    tools: ClientTools | None = session.state.get(STATE_KEY)
+    tools = _held(session)
     if tools is not None:
         await tools.commands.aclose()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from langacp.api import SessionContext, ToolCallInfo, hookimpl
@@ -14,16 +15,20 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("langacp.mcp")
 
-STATE_KEY = "mcp"
-"""``SessionContext.state`` key of the session's :class:`~langacp_mcp.connections.SessionServers`."""
-UNUSED_KEY = "mcp.unused"
-"""Set while a session's servers wait for ``langacp_session_tools``, which a precompiled graph never calls."""
+
+@dataclass
+class McpState:
+    """This plugin's live state of a session (``session.scratch(McpState)``)."""
+
+    servers: SessionServers | None = None
+    """The session's MCP servers, once its tools were asked for."""
+    unused: bool = False
+    """Set while the servers wait for ``langacp_session_tools``, which a precompiled graph never calls."""
 
 
 def servers_of(session: SessionContext) -> SessionServers | None:
     """The MCP servers of a session, once its tools were asked for."""
-    servers: SessionServers | None = session.state.get(STATE_KEY)
-    return servers
+    return session.scratch(McpState).servers
 
 
 @hookimpl
@@ -37,7 +42,7 @@ def langacp_agent_capabilities(capabilities: AgentCapabilities) -> None:
 @hookimpl
 def langacp_session_created(session: SessionContext) -> None:
     if session.mcp_servers:
-        session.state[UNUSED_KEY] = True
+        session.scratch(McpState).unused = True
 
 
 @hookimpl
@@ -47,7 +52,9 @@ def langacp_session_loaded(session: SessionContext) -> None:
 
 @hookimpl
 async def langacp_prompt_started(session: SessionContext, prompt: Any) -> None:
-    if session.state.pop(UNUSED_KEY, False):
+    state = session.scratch(McpState)
+    if state.unused:
+        state.unused = False
         text = (
             "The MCP servers of this session were not started: this agent is a precompiled graph, and "
             "tools cannot be added to it. Serve a per-session factory to use them."
@@ -61,7 +68,8 @@ async def langacp_session_tools(session: SessionContext) -> list[Any]:
     """Connect the session's MCP servers (the client's and the configured ones); return their tools."""
     from langacp_mcp.config import load_configured
 
-    session.state.pop(UNUSED_KEY, None)
+    state = session.scratch(McpState)
+    state.unused = False
 
     configured = load_configured(session.cwd, session.mcp_servers)
     failures: list[str] = []
@@ -69,9 +77,9 @@ async def langacp_session_tools(session: SessionContext) -> list[Any]:
     if configured.servers:  # the MCP SDK is imported only by sessions that have servers
         from langacp_mcp.connections import SessionServers
 
-        servers = session.state.get(STATE_KEY)
+        servers = state.servers
         if servers is None:
-            servers = session.state[STATE_KEY] = SessionServers()
+            servers = state.servers = SessionServers()
         failures = await servers.connect(configured.servers, session.cwd, configured.timeout)
         tools = list(servers.tools)
     for problem in [*configured.problems, *failures]:

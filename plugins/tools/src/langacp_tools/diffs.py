@@ -9,12 +9,13 @@ inside the session's directories are read, and only UTF-8 text up to :data:`MAX_
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from langacp.api import SessionContext, ToolCallInfo
 from langacp_tools.paths import absolute, first_path, inside_roots
 
-__all__ = ["MAX_BYTES", "Before", "capture_before", "proposed_text", "read_text", "state", "target_path"]
+__all__ = ["MAX_BYTES", "Before", "ToolsState", "capture_before", "proposed_text", "read_text", "state", "target_path"]
 
 MAX_BYTES = 1024 * 1024
 _NEW_TEXT_KEYS = ("content", "file_text", "contents", "new_content", "text", "data")
@@ -25,11 +26,19 @@ Before = tuple[str, str | None]
 """(absolute path, its text before the tool ran, ``None`` for a file that did not exist)."""
 
 
-def state(session: SessionContext) -> dict[str, Any]:
-    """This plugin's scratch space in the session: ``before`` maps tool call ids to :data:`Before`."""
-    mine: dict[str, Any] = session.state.setdefault("tools", {})
-    mine.setdefault("before", {})
-    return mine
+@dataclass
+class ToolsState:
+    """This plugin's live state of a session (``session.scratch(ToolsState)``)."""
+
+    before: dict[str, Before] = field(default_factory=dict)
+    """Each pending edit's file before it ran, by tool call id."""
+    pins: dict[str, str] | None = None
+    """The configured kind pins, read once per session."""
+
+
+def state(session: SessionContext) -> ToolsState:
+    """This plugin's live state of ``session``."""
+    return session.scratch(ToolsState)
 
 
 def target_path(call: ToolCallInfo, session: SessionContext) -> str | None:
@@ -64,7 +73,7 @@ def read_text(path: str) -> str | None:
 
 def capture_before(call: ToolCallInfo, session: SessionContext, *, replace: bool = True) -> Before | None:
     """Read and remember the old text of the file ``call`` edits (``replace=False``: keep an earlier capture)."""
-    before: dict[str, Before] = state(session)["before"]
+    before = state(session).before
     if not replace and call.tool_call_id in before:
         return before[call.tool_call_id]
     path = target_path(call, session)

@@ -19,10 +19,9 @@ from langacp_tools.titles import title_of
 
 def _pins(session: SessionContext) -> dict[str, str]:
     mine = diffs.state(session)
-    if "pins" not in mine:
-        mine["pins"] = load_pins(session.cwd)
-    pins: dict[str, str] = mine["pins"]
-    return pins
+    if mine.pins is None:
+        mine.pins = load_pins(session.cwd)
+    return mine.pins
 
 
 def _kind(call: ToolCallInfo, session: SessionContext) -> Kind:
@@ -44,7 +43,7 @@ def langacp_session_loaded(session: SessionContext) -> None:
 
 @hookimpl
 def langacp_prompt_finished(session: SessionContext) -> None:
-    diffs.state(session)["before"].clear()  # calls cut short (cancel) never got their result
+    diffs.state(session).before.clear()  # calls cut short (cancel) never got their result
 
 
 @hookimpl

@@ -111,7 +111,7 @@ def result_content(call: ToolCallInfo, kind: str, result: Any, session: SessionC
     """Tool-call content for ``result``, the ``ToolMessage`` of ``call``."""
     from acp import tool_terminal_ref
 
-    before: Before | None = state(session)["before"].pop(call.tool_call_id, None)
+    before: Before | None = state(session).before.pop(call.tool_call_id, None)
     terminal = terminal_id(result)
     if terminal is not None:
         return [tool_terminal_ref(terminal)]
