@@ -83,12 +83,31 @@ def typecheck(session: nox.Session) -> None:
     session.run("mypy", *(arg for pkg in packages for arg in ("-p", pkg)), env={"MYPYPATH": search_path})
 
 
+PEERS = ["langchain-acp", "deepagents-acp", "pluggy"]
+"""Peer ACP adapters the benchmark compares with, installed apart in .bench/peers (git-ignored)."""
+
+
 @nox.session(python="3.11")
 def bench(session: nox.Session) -> None:
-    """Throughput, latency and memory against baselines measured in the same run."""
+    """The performance table (docs/benchmarks.md): langacp's two forms and its peers against the bare graph.
+
+    ``nox -s bench -- --compare`` fails when a row is >10% worse than tests/bench/baseline.json;
+    ``-- --compare main`` against main's; ``-- --record`` stores this run's ratios and table.
+    """
+    _install_all(session)
+    peers = ROOT / ".bench" / "peers"
+    if not (peers / "bin" / "python").exists():
+        session.run("python", "-m", "venv", str(peers))
+        # Best effort: without them the table has no peer columns.
+        session.run(str(peers / "bin" / "pip"), "install", "-q", *PEERS, success_codes=[0, 1], external=True)
+    session.run("python", "tests/bench/forms.py", *session.posargs)
+
+
+@nox.session(name="bench-features", python="3.11")
+def bench_features(session: nox.Session) -> None:
+    """The older per-feature benchmarks (cancel, exit, MCP, modes, library, …), each with same-run ratios."""
     _install_all(session)
     session.run("python", "tests/bench/bench.py", *session.posargs)
-    # Feature benchmarks (default agent, modes, client tools): each prints its own same-run ratios.
     for script in sorted((ROOT / "tests" / "bench").glob("bench_*.py")):
         session.run("python", str(script.relative_to(ROOT)))
 

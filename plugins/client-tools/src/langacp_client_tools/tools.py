@@ -90,31 +90,29 @@ class ClientTools:
         """The four tools (a failure becomes a failed tool result the model reads)."""
         run = RUN.format(timeout=self.settings.timeout, max_timeout=self.settings.max_timeout)
         return [
-            StructuredTool.from_function(
-                coroutine=self.read_file, name="read_file", description=READ, handle_tool_error=True
-            ),
-            StructuredTool.from_function(
-                coroutine=self.write_file,
-                name="write_file",
-                description=WRITE,
-                handle_tool_error=True,
-                response_format="content_and_artifact",
-            ),
-            StructuredTool.from_function(
-                coroutine=self.edit_file,
-                name="edit_file",
-                description=EDIT,
-                handle_tool_error=True,
-                response_format="content_and_artifact",
-            ),
-            StructuredTool.from_function(
-                coroutine=self.run_command,
-                name="run_command",
-                description=run,
-                handle_tool_error=True,
-                response_format="content_and_artifact",
-            ),
+            _tool(self.read_file, "read_file", READ),
+            _tool(self.write_file, "write_file", WRITE, response_format="content_and_artifact"),
+            _tool(self.edit_file, "edit_file", EDIT, response_format="content_and_artifact"),
+            _tool(self.run_command, "run_command", run, response_format="content_and_artifact"),
         ]
+
+
+_SCHEMAS: dict[str, Any] = {}
+"""Argument schemas by tool name: derived from the methods' signatures, the same for every session.
+Deriving one builds a pydantic model (milliseconds), so it is done once per process, not per session."""
+
+
+def _tool(coroutine: Any, name: str, description: str, **kwargs: Any) -> StructuredTool:
+    made = StructuredTool.from_function(
+        coroutine=coroutine,
+        name=name,
+        description=description,
+        handle_tool_error=True,
+        args_schema=_SCHEMAS.get(name),
+        **kwargs,
+    )
+    _SCHEMAS.setdefault(name, made.args_schema)
+    return made
 
 
 def make_client_tools(session: SessionContext, settings: Settings | None = None) -> list[BaseTool]:

@@ -33,14 +33,22 @@ def make_switch_tool(session: SessionContext) -> BaseTool:
         return f"The user switched the session to {current_mode(session).name} mode."
 
     modes = ", ".join(f"{m.id} ({m.description or m.name})" for m in state_of(session).config.modes.values())
-    return StructuredTool.from_function(
+    tool = StructuredTool.from_function(
         coroutine=run,
         name=SWITCH_TOOL,
         description=(
             "Ask the user to switch the session to another mode; it changes only if the user agrees. "
             f"Modes: {modes}. Give the reason (for example the plan to carry out)."
         ),
+        args_schema=_SCHEMA.get(SWITCH_TOOL),
     )
+    _SCHEMA.setdefault(SWITCH_TOOL, tool.args_schema)
+    return tool
+
+
+_SCHEMA: dict[str, Any] = {}
+"""The tool's argument schema, derived once: ``run``'s signature is the same in every session, and
+deriving it builds a pydantic model (milliseconds per session otherwise)."""
 
 
 def refusal(session: SessionContext, mode_id: Any) -> str | None:

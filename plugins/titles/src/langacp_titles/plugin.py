@@ -42,9 +42,8 @@ async def langacp_session_loaded(session: SessionContext) -> None:
 def langacp_session_tools(session: SessionContext) -> list[Any]:
     if load_table("titles", session.cwd).get("agent_tool", True) is False:
         return []
-    from langchain_core.tools import tool
+    from langchain_core.tools import StructuredTool
 
-    @tool(TOOL_NAME)
     async def set_session_title(title: str) -> str:
         """Name this conversation: a short title (at most 60 characters) saying what it is about.
 
@@ -57,7 +56,12 @@ def langacp_session_tools(session: SessionContext) -> list[Any]:
         await set_title(session, clean, "agent")
         return f"The session is now titled {clean!r}."
 
-    return [set_session_title]
+    made = StructuredTool.from_function(coroutine=set_session_title, name=TOOL_NAME, args_schema=_SCHEMA.get(TOOL_NAME))
+    _SCHEMA.setdefault(TOOL_NAME, made.args_schema)  # the same for every session; deriving it costs milliseconds
+    return [made]
+
+
+_SCHEMA: dict[str, Any] = {}
 
 
 @hookimpl

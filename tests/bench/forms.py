@@ -1,0 +1,668 @@
+"""The performance table: langacp's two forms and its peers against the bare graph, in one run.
+
+Run from the repository root (``nox -s bench`` runs it)::
+
+    python tests/bench/forms.py [--quick] [--rounds N] [--json PATH] [--no-peers]
+                                [--record] [--compare [REF]]
+
+Every row is measured for these **forms**, interleaved round by round (bare, graph, factory,
+peers, in a rotating order) so that what else the shared machine does hits them alike; each
+ratio is taken within a round and the table shows the median over the rounds:
+
+- **bare**: the graph run in this process without ACP (``astream(stream_mode="messages")``),
+  the ceiling. The graph is ``create_agent`` with the scripted model
+  (``langacp.testing.agent``: same tools, system prompt, ``InMemorySaver``), the model yielding
+  to the event loop between tokens as a network-bound model does.
+- **graph**: ``langacp serve langacp.testing.agent:graph --store memory``, every installed
+  plugin loaded (nothing can be inserted into a precompiled graph).
+- **factory**: ``langacp serve langacp.testing.agent:agent --store memory``, the per-session
+  factory with every installed plugin: what users are told to run. The per-prompt model-call
+  cap (``LANGACP_MAX_MODEL_CALLS``) is lifted for the 200-call row.
+- **peers** (when installed in ``.bench/peers``, a separate git-ignored virtual environment:
+  ``python -m venv .bench/peers && .bench/peers/bin/pip install langchain-acp deepagents-acp
+  pluggy``): the same graph served by ``langchain_acp.run_acp(graph=…)`` and by
+  ``deepagents_acp.server.AgentServerACP(agent=…)`` (``tests/bench/peer_agent.py``).
+
+Served forms are driven over real pipes by the SDK's client side (``langacp.client``).
+Rows (``×`` = served / bare unless said otherwise):
+
+- **stream**: seconds until the whole ``long N`` answer (checked word for word) and the
+  response are in; throughput ratio = bare time / served time (higher is better).
+- **tools**: ``tools N``: N sequential ``add`` calls in one turn (N + 1 model calls), until the
+  response; the answer must be ``done: N``. Throughput ratio.
+- **concurrent**: S sessions each streaming ``long M`` at once; bare runs S threads at once.
+  Throughput ratio.
+- **cold**: spawn → ``initialize`` → ``session/new`` answered; bare: spawn → the graph module
+  imported (``python -c "import langacp.testing.agent"``). Time ratio (lower is better).
+- **session/new**: median of K ``session/new`` in a warm process; bare: one ``create_agent``
+  compile of the graph in this process (what building a graph per session costs). Time ratio.
+- **rss**: RSS of the process after K sessions, each with one ``echo hi`` turn; bare: a process
+  that ran K threads of the graph with ``echo hi``. Memory ratio.
+- **closed KB** (langacp forms): what a closed session leaves behind, measured in a separate
+  process running the agent class with a no-op client under ``tracemalloc`` (after ``gc``):
+  (traced memory after 2K open/prompt/close cycles - after K) / K. Absolute; goal ≤ 20 KB.
+- **load** (factory form, ``langacp-sqlite`` installed): ``session/load`` of a stored
+  1,000-message session against ``checkpointer.aget_tuple`` of the same checkpoint. Time ratio.
+
+``--record`` writes the ratios to ``tests/bench/baseline.json`` and the table into
+``docs/benchmarks.md`` (with the date and the machine). ``--compare`` fails (exit 2) when a
+langacp row's ratio is more than 10 % worse than the recorded one. Nothing is asserted on time
+elsewhere: a wrong answer exits 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import datetime
+import gc
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import bench as base  # the helpers of the older benchmark, next to this file
+
+REPO = base.REPO
+BASELINE = REPO / "tests" / "bench" / "baseline.json"
+DOCS = REPO / "docs" / "benchmarks.md"
+PEERS_PYTHON = REPO / ".bench" / "peers" / "bin" / "python"
+PEER_SCRIPT = REPO / "tests" / "bench" / "peer_agent.py"
+DOC_START = "<!-- forms:start -->"
+DOC_END = "<!-- forms:end -->"
+TOLERANCE = 0.10
+YIELD = base.YIELD_DELAY
+
+
+@dataclass(frozen=True)
+class Sizes:
+    stream: int
+    tools: int
+    sessions: int
+    session_tokens: int
+    session_news: int
+    rss_sessions: int
+    rounds: int
+
+
+FULL = Sizes(stream=20_000, tools=200, sessions=20, session_tokens=2_000, session_news=100, rss_sessions=100, rounds=3)
+QUICK = Sizes(stream=5_000, tools=50, sessions=5, session_tokens=1_000, session_news=20, rss_sessions=20, rounds=1)
+
+
+@dataclass(frozen=True)
+class Row:
+    key: str
+    label: str
+    higher_is_better: bool
+    """For the ratio: throughput rows (bare time / served time) vs time and memory rows (served / bare)."""
+    goal: str
+
+
+def rows(sizes: Sizes) -> list[Row]:
+    return [
+        Row("stream", f"stream {sizes.stream:,} tokens", True, "≥ 0.95× bare"),
+        Row("tools", f"{sizes.tools} sequential tool calls", True, "≥ 0.9× bare, ahead of every peer"),
+        Row(
+            "concurrent", f"{sizes.sessions} concurrent sessions × {sizes.session_tokens:,} tokens", True, "≥ 0.9× bare"
+        ),
+        Row("cold", "spawn → session/new answered", False, "≤ best peer"),
+        Row("new", f"session/new (median of {sizes.session_news})", False, "≤ best peer"),
+        Row("rss", f"RSS after {sizes.rss_sessions} sessions", False, "≤ 0.9× best peer"),
+    ]
+
+
+@dataclass
+class Form:
+    name: str
+    command: list[str]
+    env: dict[str, str] = field(default_factory=dict)
+    langacp: bool = True
+
+
+def langacp_form(name: str, attr: str) -> Form:
+    return Form(
+        name, [sys.executable, "-m", "langacp.cli", "serve", f"langacp.testing.agent:{attr}", "--store", "memory"]
+    )
+
+
+def base_forms(tree: Path) -> list[Form]:
+    """langacp's two forms from another source tree (``--base``): its packages shadow the installed ones."""
+    paths = [tree / "core" / "src", *sorted((tree / "plugins").glob("*/src"))]
+    env = {"PYTHONPATH": os.pathsep.join(str(p) for p in paths)}
+    return [
+        Form(f"{form.name}@base", form.command, env)
+        for form in (langacp_form("graph", "graph"), langacp_form("factory", "agent"))
+    ]
+
+
+def peer_forms() -> list[Form]:
+    if not PEERS_PYTHON.exists():
+        return []
+    env = {"PYTHONPATH": str(REPO / "core" / "src")}
+    found = []
+    for peer, module in (("langchain-acp", "langchain_acp"), ("deepagents-acp", "deepagents_acp")):
+        probe = subprocess.run([str(PEERS_PYTHON), "-c", f"import {module}"], capture_output=True, check=False)
+        if probe.returncode == 0:
+            found.append(Form(peer, [str(PEERS_PYTHON), str(PEER_SCRIPT), peer], env, langacp=False))
+    return found
+
+
+# -- served measurements --------------------------------------------------------------------------
+
+
+@asynccontextmanager
+async def spawned(form: Form, client: Any) -> AsyncIterator[tuple[Any, Any]]:
+    env = {**os.environ, base.DELAY_ENV: repr(YIELD), "LANGACP_MAX_MODEL_CALLS": "0", **form.env}
+    async with base.agent_process(client, YIELD, store=[], args=(), env=env) as pair:
+        yield pair
+
+
+def _command_patch(form: Form) -> Any:
+    """``base.agent_process`` spawns ``AGENT_CMD``: point it at this form's command for the duration."""
+    return _Patched(form.command)
+
+
+class _Patched(contextlib.AbstractContextManager["_Patched"]):
+    def __init__(self, command: list[str]) -> None:
+        self.command = command
+        self.saved = base.AGENT_CMD
+
+    def __enter__(self) -> _Patched:
+        base.AGENT_CMD = self.command
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        base.AGENT_CMD = self.saved
+
+
+async def _turn(conn: Any, session: str, text: str) -> str:
+    return await base._prompt(conn, session, text)
+
+
+PEER_ROW_TIMEOUT = 60.0
+"""Seconds a peer gets for one row before the row is reported as timed out (its process is then stopped)."""
+
+
+class RowTimeout(Exception):
+    """A peer took longer than ``PEER_ROW_TIMEOUT`` on a row."""
+
+
+async def measure_served(form: Form, sizes: Sizes, skip: set[str]) -> dict[str, float]:
+    """Every row for one served form, in one process (spawned fresh). Rows in ``skip`` timed out before."""
+    client = base._make_client()
+    client.answer = "allow_always"  # as a user does for a harmless tool: asked once per session
+    out: dict[str, float] = {}
+    timeout = None if form.langacp else PEER_ROW_TIMEOUT
+
+    async def step(key: str, work: Any) -> None:
+        if key in skip:
+            work.close()
+            return
+        try:
+            await asyncio.wait_for(work, timeout)
+        except TimeoutError as exc:
+            raise RowTimeout(key) from exc
+        client.updates.clear()
+
+    with _command_patch(form):
+        start = time.perf_counter()
+        async with spawned(form, client) as (conn, process):
+            try:
+                await base._initialize(conn)
+                await base._new_session(conn)
+                out["cold"] = time.perf_counter() - start
+                await _turn(conn, await base._new_session(conn), "echo hi")
+
+                async def sessions() -> None:
+                    # session/new latency; the same sessions get one turn each: RSS after K sessions
+                    times, opened = [], []
+                    for _ in range(max(sizes.session_news, sizes.rss_sessions)):
+                        t0 = time.perf_counter()
+                        opened.append(await base._new_session(conn))
+                        times.append(time.perf_counter() - t0)
+                    out["new"] = statistics.median(times[: sizes.session_news])
+                    for session in opened[: sizes.rss_sessions]:
+                        if await _turn(conn, session, "echo hi") != "end_turn":
+                            raise base.BenchmarkError(f"{form.name}: echo hi did not end the turn")
+                    out["rss"] = base._rss_mb(process.pid)
+
+                async def tools() -> None:
+                    session = await base._new_session(conn)
+                    t0 = time.perf_counter()
+                    stop = await _turn(conn, session, f"tools {sizes.tools}")
+                    out["tools"] = time.perf_counter() - t0
+                    text = client.full_text(session)
+                    if stop != "end_turn" or not text.endswith(f"done: {sizes.tools}"):
+                        raise base.BenchmarkError(f"{form.name}: tools: stop {stop!r}, text {text[-80:]!r}")
+
+                async def concurrent() -> None:
+                    many = [await base._new_session(conn) for _ in range(sizes.sessions)]
+                    t0 = time.perf_counter()
+                    await asyncio.gather(*(base.served_stream(conn, client, s, sizes.session_tokens) for s in many))
+                    out["concurrent"] = max(client.last_update[s] for s in many) - t0
+
+                async def stream() -> None:
+                    session = await base._new_session(conn)
+                    out["stream"] = (await base.served_stream(conn, client, session, sizes.stream))[0]
+
+                await step("new", sessions())
+                await step("tools", tools())
+                await step("concurrent", concurrent())
+                await step("stream", stream())
+            except RowTimeout:
+                process.kill()
+                raise
+    return out
+
+
+# -- bare measurements ----------------------------------------------------------------------------
+
+
+async def measure_bare(sizes: Sizes) -> dict[str, float]:
+    out: dict[str, float] = {}
+    out["cold"] = await base._spawn_and_import("langacp.testing.agent")
+    inproc = base.InProcess(YIELD)
+    await inproc.stream(10)
+    out["stream"] = await inproc.stream(sizes.stream)
+    out["tools"] = await inproc.tools(sizes.tools)
+    t0 = time.perf_counter()
+    await asyncio.gather(*(inproc.stream(sizes.session_tokens) for _ in range(sizes.sessions)))
+    out["concurrent"] = time.perf_counter() - t0
+    out["new"] = _compile_time(sizes.session_news)
+    out["rss"] = await _bare_rss(sizes.rss_sessions)
+    del inproc
+    gc.collect()
+    return out
+
+
+def _compile_time(n: int) -> float:
+    from langchain.agents import create_agent
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from langacp.testing.agent import TOOLS, make_model
+
+    times = []
+    for _ in range(max(5, n // 10)):
+        t0 = time.perf_counter()
+        create_agent(make_model(), tools=TOOLS, system_prompt=base.SYSTEM_PROMPT, checkpointer=InMemorySaver())
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+async def _bare_rss(n: int) -> float:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        __file__,
+        "--bare-rss",
+        str(n),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        cwd=str(REPO),
+        env={**os.environ, base.DELAY_ENV: repr(YIELD)},
+    )
+    stdout, _ = await process.communicate()
+    if process.returncode != 0:
+        raise base.BenchmarkError("the bare RSS probe failed")
+    return float(stdout.decode().strip().splitlines()[-1])
+
+
+def bare_rss_probe(n: int) -> None:
+    """In a child process: K threads of the bare graph with ``echo hi``, then print VmRSS in MB."""
+
+    async def go() -> None:
+        inproc = base.InProcess(YIELD)
+        for _ in range(n):
+            await inproc._run("echo hi", lambda _m: None)
+        print(base._rss_mb(os.getpid()))
+
+    asyncio.run(go())
+
+
+# -- what a closed session keeps ------------------------------------------------------------------
+
+
+def closed_probe(attr: str, n: int) -> None:
+    """In a child process: the agent class, a no-op client, ``tracemalloc``; print KB kept per closed session."""
+    import tracemalloc
+
+    from acp import text_block
+
+    from langacp.agent import LangacpAgent
+    from langacp.plugins import load_plugins
+
+    class Quiet:
+        async def session_update(self, **_: Any) -> None:
+            return None
+
+        async def request_permission(self, **_: Any) -> Any:
+            from acp.schema import AllowedOutcome, RequestPermissionResponse
+
+            return RequestPermissionResponse(outcome=AllowedOutcome(outcome="selected", option_id="allow_once"))
+
+    async def cycles(agent: Any, count: int) -> None:
+        for _ in range(count):
+            sid = (await agent.new_session(cwd=str(REPO))).session_id
+            await agent.prompt(session_id=sid, prompt=[text_block("echo hi")])
+            await agent.close_session(session_id=sid)
+
+    async def go() -> None:
+        agent = LangacpAgent(f"langacp.testing.agent:{attr}", load_plugins(), store_url="memory")
+        agent.on_connect(Quiet())  # type: ignore[arg-type]
+        await agent.initialize(protocol_version=1)
+        await cycles(agent, n)  # warm: caches, interned strings, lazily built tables
+        tracemalloc.start()
+        await cycles(agent, n)
+        gc.collect()
+        before = tracemalloc.get_traced_memory()[0]
+        await cycles(agent, n)
+        gc.collect()
+        after = tracemalloc.get_traced_memory()[0]
+        print((after - before) / n / 1024)
+
+    asyncio.run(go())
+
+
+async def closed_kb(attr: str, n: int) -> float:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        __file__,
+        "--closed-probe",
+        attr,
+        str(n),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        cwd=str(REPO),
+        env={**os.environ, "LANGACP_MAX_MODEL_CALLS": "0"},
+    )
+    stdout, _ = await process.communicate()
+    if process.returncode != 0:
+        raise base.BenchmarkError("the closed-session probe failed")
+    return float(stdout.decode().strip().splitlines()[-1])
+
+
+# -- the run --------------------------------------------------------------------------------------
+
+
+@dataclass
+class Results:
+    sizes: Sizes
+    forms: list[str]
+    rounds: list[dict[str, dict[str, float]]] = field(default_factory=list)
+    failures: dict[str, str] = field(default_factory=dict)
+    timeouts: dict[str, set[str]] = field(default_factory=dict)
+    """Rows a peer did not finish within ``PEER_ROW_TIMEOUT`` (not measured again)."""
+    closed_kb: dict[str, float] = field(default_factory=dict)
+    load: dict[str, float] = field(default_factory=dict)
+
+    def values(self, form: str, key: str) -> list[float]:
+        return [r[form][key] for r in self.rounds if form in r and key in r[form]]
+
+    def ratio(self, row: Row, form: str, against: str = "bare") -> float | None:
+        """Median over rounds of the per-round ratio of ``form`` to ``against`` (oriented as ``row`` says)."""
+        ratios = []
+        for r in self.rounds:
+            if form in r and against in r and row.key in r[form] and row.key in r[against]:
+                a, b = r[form][row.key], r[against][row.key]
+                ratios.append(b / a if row.higher_is_better else a / b)
+        return statistics.median(ratios) if ratios else None
+
+
+async def run(sizes: Sizes, with_peers: bool, base_tree: Path | None = None) -> Results:
+    forms = [langacp_form("graph", "graph"), langacp_form("factory", "agent")]
+    if base_tree is not None:
+        forms += base_forms(base_tree)
+    if with_peers:
+        forms += peer_forms()
+    results = Results(sizes, ["bare", *(f.name for f in forms)])
+    order: list[Form | None] = [None, *forms]
+    for index in range(sizes.rounds):
+        round_values: dict[str, dict[str, float]] = {}
+        shift = index % len(order)
+        for form in order[shift:] + order[:shift]:
+            name = "bare" if form is None else form.name
+            if name in results.failures:
+                continue
+            print(f"round {index + 1}/{sizes.rounds}: {name}", file=sys.stderr, flush=True)
+            try:
+                if form is None:
+                    round_values[name] = await measure_bare(sizes)
+                else:
+                    round_values[name] = await measure_served(form, sizes, results.timeouts.get(name, set()))
+            except base.BenchmarkError as exc:
+                if isinstance(exc.__cause__, RowTimeout):  # agent_process wraps what happens inside it
+                    results.timeouts.setdefault(name, set()).add(str(exc.__cause__))
+                    continue
+                if form is None or form.langacp:
+                    raise
+                results.failures[name] = str(exc).splitlines()[0][:200]
+            gc.collect()
+        results.rounds.append(round_values)
+    print("closed-session probe", file=sys.stderr, flush=True)
+    for name, attr in (("graph", "graph"), ("factory", "agent")):
+        results.closed_kb[name] = await closed_kb(attr, sizes.rss_sessions)
+    print("session/load", file=sys.stderr, flush=True)
+    loaded = base.Results(sizes={})
+    await base.bench_load(base.Sizes(0, 0, 0, 0, 0, 0, runs=max(3, sizes.rounds * 2)), loaded)
+    if loaded.load_s:
+        results.load = {"served": loaded.load_s, "checkpoint": loaded.load_checkpoint_s}
+    return results
+
+
+# -- report ---------------------------------------------------------------------------------------
+
+
+def _fmt(key: str, value: float) -> str:
+    if key == "rss":
+        return f"{value:.0f} MB"
+    if key in ("new",):
+        return f"{value * 1000:.1f} ms"
+    return f"{value:.2f} s"
+
+
+def ratios(results: Results) -> dict[str, dict[str, float]]:
+    """Every (row, form) ratio against bare, the closed-session KB and the load ratio: what is recorded."""
+    recorded: dict[str, dict[str, float]] = {}
+    for row in rows(results.sizes):
+        for form in results.forms[1:]:
+            value = results.ratio(row, form)
+            if value is not None:
+                recorded.setdefault(row.key, {})[form] = round(value, 3)
+    for form, kb in results.closed_kb.items():
+        recorded.setdefault("closed_kb", {})[form] = round(kb, 1)
+    if results.load:
+        recorded["load"] = {"factory": round(results.load["served"] / results.load["checkpoint"], 2)}
+    return recorded
+
+
+def render(results: Results) -> str:
+    forms = results.forms
+    peers = [f for f in forms if f not in ("bare", "graph", "factory") and "@" not in f]
+    header = ["row", *forms, "factory vs best peer", "goal"]
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    for row in rows(results.sizes):
+        cells = [row.label]
+        for form in forms:
+            values = results.values(form, row.key)
+            if form in results.failures:
+                cells.append("failed")
+                continue
+            if row.key in results.timeouts.get(form, ()):
+                cells.append(f"> {PEER_ROW_TIMEOUT:.0f} s (stopped)")
+                continue
+            if not values:
+                cells.append("–")
+                continue
+            cell = _fmt(row.key, statistics.median(values))
+            if form != "bare":
+                ratio = results.ratio(row, form)
+                cell += f" · **{ratio:.2f}×**" if ratio is not None else ""
+            cells.append(cell)
+        peer_cmp = [
+            results.ratio(Row(row.key, "", False, ""), "factory", p) for p in peers if p not in results.failures
+        ]
+        peer_cmp = [p for p in peer_cmp if p is not None]
+        cells.append(f"{max(peer_cmp):.2f}×" if peer_cmp else "–")
+        cells.append(row.goal)
+        lines.append("| " + " | ".join(cells) + " |")
+    kb = results.closed_kb
+    kb_cells = [f"{kb[f]:.1f} KB" if f in kb else "–" for f in forms]
+    lines.append("| KB kept per closed session (tracemalloc) | " + " | ".join(kb_cells) + " | – | ≤ 20 KB |")
+    if results.load:
+        load = results.load
+        cells = ["–"] * len(forms)
+        cells[0] = f"{load['checkpoint'] * 1000:.1f} ms `aget_tuple`"
+        cells[forms.index("factory")] = (
+            f"{load['served'] * 1000:.1f} ms · **{load['served'] / load['checkpoint']:.1f}×**"
+        )
+        lines.append("| session/load of 1,000 messages (SQLite) | " + " | ".join(cells) + " | – | ≤ 2× |")
+    notes = [
+        "",
+        "Cells: median over the rounds, then **the ratio to bare** (median of per-round ratios): "
+        "throughput rows bare time / served time (higher is better), the others served / bare "
+        "(lower is better). *factory vs best peer*: the factory's time (or MB) / the fastest (or smallest) "
+        "peer's, per round, median; below 1 the factory is ahead. The client answers permission requests "
+        "with *allow always* (langacp-permissions asks once for the scripted `add` tool, then remembers).",
+    ]
+    notes += [f"- {name} failed: {reason}" for name, reason in results.failures.items()]
+    return "\n".join(lines + notes)
+
+
+def machine() -> str:
+    cpu = next(
+        (
+            line.split(":", 1)[1].strip()
+            for line in Path("/proc/cpuinfo").read_text().splitlines()
+            if "model name" in line
+        ),
+        platform.processor() or "unknown CPU",
+    )
+    return f"{os.cpu_count()} CPUs ({cpu}), Linux {platform.release()}, Python {platform.python_version()}"
+
+
+def write_docs(results: Results, table: str) -> None:
+    today = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d")
+    sizes = results.sizes
+    block = "\n".join(
+        [
+            DOC_START,
+            f"Last recorded run: {today}, {machine()}, {sizes.rounds} rounds (`python tests/bench/forms.py --record`).",
+            "",
+            table,
+            DOC_END,
+        ]
+    )
+    text = DOCS.read_text(encoding="utf-8")
+    if DOC_START in text and DOC_END in text:
+        head, rest = text.split(DOC_START, 1)
+        _, tail = rest.split(DOC_END, 1)
+        text = head + block + tail
+    else:
+        text = text.rstrip() + "\n\n" + block + "\n"
+    DOCS.write_text(text, encoding="utf-8")
+
+
+def compare(current: dict[str, dict[str, float]], recorded: dict[str, dict[str, float]]) -> list[str]:
+    """langacp rows more than ``TOLERANCE`` worse than recorded."""
+    higher = {row.key: row.higher_is_better for row in rows(FULL)}
+    worse = []
+    for key, forms in recorded.items():
+        for form, old in forms.items():
+            if form not in ("graph", "factory") or form not in current.get(key, {}):
+                continue
+            new = current[key][form]
+            if key == "closed_kb":
+                bad = new > max(old * (1 + TOLERANCE), old + 5.0)  # KB near zero: 5 KB of slack
+            elif higher.get(key, False):
+                bad = new < old * (1 - TOLERANCE)
+            else:
+                bad = new > old / (1 - TOLERANCE)
+            if bad:
+                worse.append(f"{key} / {form}: {new} against {old} recorded")
+    return worse
+
+
+def _recorded(ref: str | None) -> dict[str, dict[str, float]]:
+    if ref is None:
+        return dict(json.loads(BASELINE.read_text(encoding="utf-8"))["ratios"])
+    shown = subprocess.run(
+        ["git", "show", f"{ref}:{BASELINE.relative_to(REPO)}"], cwd=REPO, capture_output=True, text=True, check=True
+    )
+    return dict(json.loads(shown.stdout)["ratios"])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes, one round (a smoke run)")
+    parser.add_argument("--rounds", type=int, help="rounds (default 3; --quick 1)")
+    parser.add_argument("--no-peers", action="store_true", help="skip the peer adapters")
+    parser.add_argument(
+        "--base", metavar="DIR", type=Path, help="also serve langacp from this source tree (e.g. `git archive` of main)"
+    )
+    parser.add_argument("--json", metavar="PATH", help="write every measured number as JSON")
+    parser.add_argument("--record", action="store_true", help="store the ratios and the table (baseline, docs)")
+    parser.add_argument(
+        "--compare", nargs="?", const="", metavar="REF", help="fail if a ratio is >10%% worse than recorded (at REF)"
+    )
+    parser.add_argument("--bare-rss", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--closed-probe", nargs=2, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.bare_rss:
+        bare_rss_probe(args.bare_rss)
+        return 0
+    if args.closed_probe:
+        closed_probe(args.closed_probe[0], int(args.closed_probe[1]))
+        return 0
+    os.chdir(REPO)
+    data_home = tempfile.TemporaryDirectory(prefix="langacp-bench-data-")
+    config_home = tempfile.TemporaryDirectory(prefix="langacp-bench-config-")
+    os.environ["XDG_DATA_HOME"] = data_home.name
+    os.environ["XDG_CONFIG_HOME"] = config_home.name  # no user configuration
+    os.environ.pop(base.NO_AUTOLOAD_ENV, None)  # every installed plugin
+    os.environ["LANGACP_MAX_MODEL_CALLS"] = "0"
+    sizes = QUICK if args.quick else FULL
+    if args.quick:
+        global PEER_ROW_TIMEOUT
+        PEER_ROW_TIMEOUT = 20.0
+    if args.rounds:
+        sizes = Sizes(**{**sizes.__dict__, "rounds": args.rounds})
+    started = time.perf_counter()
+    try:
+        results = asyncio.run(run(sizes, with_peers=not args.no_peers, base_tree=args.base))
+    except base.BenchmarkError as exc:
+        print(f"benchmark failed: {exc}", file=sys.stderr)
+        return 1
+    table = render(results)
+    print(table)
+    print(f"\n{sizes.rounds} round(s), {time.perf_counter() - started:.0f} s, {machine()}")
+    current = ratios(results)
+    if args.json:
+        payload = {"sizes": sizes.__dict__, "rounds": results.rounds, "ratios": current, "failures": results.failures}
+        Path(args.json).write_text(json.dumps(payload, indent=2) + "\n")
+    if args.record:
+        BASELINE.write_text(
+            json.dumps({"machine": machine(), "sizes": sizes.__dict__, "ratios": current}, indent=2) + "\n"
+        )
+        write_docs(results, table)
+    if args.compare is not None:
+        worse = compare(current, _recorded(args.compare or None))
+        for line in worse:
+            print(f"REGRESSION: {line}", file=sys.stderr)
+        if worse:
+            return 2
+        print("no row more than 10 % worse than recorded", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
