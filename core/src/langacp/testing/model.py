@@ -219,15 +219,33 @@ class ScriptedChatModel(BaseChatModel):
         # LangChain's wrappers fill in `lc_run-<run id>` when no run manager is given.
         msg_id = f"{LC_ID_PREFIX}-{run_manager.run_id}" if run_manager is not None else None
         blocks = itertools.count()  # running content-block index
-        chunks: list[AIMessageChunk] = []
         structured = bool(reply.reasoning or reply.blocks)  # list content iff there is reasoning or blocks
+        empty: str | list[str | dict[str, Any]] = [] if structured else ""
+        return [
+            *self._content_chunks(reply, msg_id, blocks, structured=structured),
+            *(
+                AIMessageChunk(id=msg_id, content=empty, tool_call_chunks=[tcc])
+                for call in reply.tool_calls
+                for tcc in _tool_call_chunks(call, next(blocks))
+            ),
+            AIMessageChunk(
+                id=msg_id,
+                content=empty,
+                response_metadata=_metadata(reply),
+                usage_metadata=_usage(reply, messages),
+                chunk_position="last",
+            ),
+        ]
+
+    def _content_chunks(
+        self, reply: Reply, msg_id: str | None, blocks: Iterator[int], *, structured: bool
+    ) -> list[AIMessageChunk]:
+        """The reasoning, then the text, then the other content blocks of ``reply``."""
+        chunks: list[AIMessageChunk] = []
         if reply.reasoning:
             index = next(blocks)
             chunks.extend(
-                AIMessageChunk(
-                    id=msg_id,
-                    content=[{"type": "reasoning", "reasoning": piece, "index": index}],
-                )
+                AIMessageChunk(id=msg_id, content=[{"type": "reasoning", "reasoning": piece, "index": index}])
                 for piece in _split_words(reply.reasoning, self.chunk_size)
             )
         if reply.text:
@@ -237,46 +255,7 @@ class ScriptedChatModel(BaseChatModel):
                     [{"type": "text", "text": piece, "index": index}] if structured else piece
                 )
                 chunks.append(AIMessageChunk(id=msg_id, content=content))
-        for block in reply.blocks:
-            chunks.append(AIMessageChunk(id=msg_id, content=[{**block, "index": next(blocks)}]))
-        empty: str | list[str | dict[str, Any]] = [] if structured else ""
-        for call in reply.tool_calls:
-            index = next(blocks)
-            for n, piece in enumerate(_split_args(json.dumps(call.args))):
-                tcc: ToolCallChunk = tool_call_chunk(
-                    name=call.name if n == 0 else None,
-                    args=piece,
-                    id=call.id if n == 0 else None,
-                    index=index,
-                )
-                chunks.append(AIMessageChunk(id=msg_id, content=empty, tool_call_chunks=[tcc]))
-        metadata: dict[str, Any] = {
-            "finish_reason": reply.finish_reason or ("tool_calls" if reply.tool_calls else "stop"),
-            "model_name": "scripted",
-        }
-        if reply.stop_reason is not None:
-            metadata["stop_reason"] = reply.stop_reason
-        if reply.usage is not None:
-            input_tokens, output_tokens = reply.usage
-        else:
-            input_tokens = _estimate_tokens(sum(len(m.text) for m in messages))
-            output_chars = len(reply.reasoning) + len(reply.text)
-            output_chars += sum(len(json.dumps(c.args)) for c in reply.tool_calls)
-            output_tokens = _estimate_tokens(output_chars)
-        usage = UsageMetadata(
-            input_tokens=input_tokens,
-            output_tokens=output_tokens,
-            total_tokens=input_tokens + output_tokens,
-        )
-        chunks.append(
-            AIMessageChunk(
-                id=msg_id,
-                content=empty,
-                response_metadata=metadata,
-                usage_metadata=usage,
-                chunk_position="last",
-            )
-        )
+        chunks.extend(AIMessageChunk(id=msg_id, content=[{**block, "index": next(blocks)}]) for block in reply.blocks)
         return chunks
 
     @staticmethod
@@ -347,3 +326,34 @@ class ScriptedChatModel(BaseChatModel):
             if run_manager is not None:
                 await run_manager.on_llm_new_token(chunk.text, chunk=generation)
             yield generation
+
+
+def _tool_call_chunks(call: ScriptedToolCall, index: int) -> list[ToolCallChunk]:
+    """A tool call streamed in pieces: only the first carries its name and id."""
+    return [
+        tool_call_chunk(name=call.name if n == 0 else None, args=piece, id=call.id if n == 0 else None, index=index)
+        for n, piece in enumerate(_split_args(json.dumps(call.args)))
+    ]
+
+
+def _metadata(reply: Reply) -> dict[str, Any]:
+    metadata: dict[str, Any] = {
+        "finish_reason": reply.finish_reason or ("tool_calls" if reply.tool_calls else "stop"),
+        "model_name": "scripted",
+    }
+    if reply.stop_reason is not None:
+        metadata["stop_reason"] = reply.stop_reason
+    return metadata
+
+
+def _usage(reply: Reply, messages: list[BaseMessage]) -> UsageMetadata:
+    """The reply's token counts: as scripted, or estimated from the characters in and out."""
+    if reply.usage is not None:
+        input_tokens, output_tokens = reply.usage
+    else:
+        input_tokens = _estimate_tokens(sum(len(m.text) for m in messages))
+        output_chars = len(reply.reasoning) + len(reply.text)
+        output_chars += sum(len(json.dumps(c.args)) for c in reply.tool_calls)
+        output_tokens = _estimate_tokens(output_chars)
+    total = input_tokens + output_tokens
+    return UsageMetadata(input_tokens=input_tokens, output_tokens=output_tokens, total_tokens=total)

@@ -68,7 +68,7 @@ def _data(block: dict[str, Any]) -> tuple[str | None, str | None]:
 
 def content_blocks(result: Any) -> list[Any]:
     """The result's text, image and audio blocks as ACP tool-call content."""
-    from acp import audio_block, image_block, resource_link_block, text_block, tool_content
+    from acp import text_block, tool_content
 
     content = getattr(result, "content", result)
     if isinstance(content, str):
@@ -76,35 +76,43 @@ def content_blocks(result: Any) -> list[Any]:
     raw_blocks = getattr(result, "content_blocks", None)
     blocks = raw_blocks if isinstance(raw_blocks, list) else content if isinstance(content, list) else [content]
     out: list[Any] = []
-    texts: list[str] = []
-
-    def flush() -> None:
+    texts: list[str] = []  # consecutive text parts become one text block
+    for block in blocks:
+        made = _media_or_link(block) if isinstance(block, dict) else None
+        if made is None:
+            texts.append(_text_of(block))
+            continue
         if texts:
             out.append(tool_content(text_block("".join(texts))))
             texts.clear()
-
-    for block in blocks:
-        kind = block.get("type") if isinstance(block, dict) else None
-        if kind == "text" and isinstance(block, dict):
-            texts.append(str(block.get("text") or ""))
-            continue
-        data, data_mime = _data(block) if isinstance(block, dict) else (None, None)
-        if isinstance(block, dict) and kind in ("image", "audio") and data is not None:
-            flush()
-            mime = str(data_mime or ("image/png" if kind == "image" else "audio/wav"))
-            made = image_block(data, mime) if kind == "image" else audio_block(data, mime)
-            out.append(tool_content(made))
-            continue
-        if isinstance(block, dict) and isinstance(block.get("url"), str):
-            flush()
-            url = block["url"]
-            out.append(
-                tool_content(resource_link_block(url.rsplit("/", 1)[-1] or url, url, mime_type=block.get("mime_type")))
-            )
-            continue
-        texts.append(block if isinstance(block, str) else json.dumps(block, default=str))
-    flush()
+        out.append(tool_content(made))
+    if texts:
+        out.append(tool_content(text_block("".join(texts))))
     return out
+
+
+def _text_of(block: Any) -> str:
+    """A block shown as text: a text block's text, a string, anything else as JSON."""
+    if isinstance(block, dict) and block.get("type") == "text":
+        return str(block.get("text") or "")
+    return block if isinstance(block, str) else json.dumps(block, default=str)
+
+
+def _media_or_link(block: dict[str, Any]) -> Any | None:
+    """An image or audio block with its data, or a link for a block with a URL; ``None`` for text."""
+    from acp import audio_block, image_block, resource_link_block
+
+    kind = block.get("type")
+    if kind == "text":
+        return None
+    data, data_mime = _data(block)
+    if kind in ("image", "audio") and data is not None:
+        mime = str(data_mime or ("image/png" if kind == "image" else "audio/wav"))
+        return image_block(data, mime) if kind == "image" else audio_block(data, mime)
+    url = block.get("url")
+    if isinstance(url, str):
+        return resource_link_block(url.rsplit("/", 1)[-1] or url, url, mime_type=block.get("mime_type"))
+    return None
 
 
 def result_content(call: ToolCallInfo, kind: str, result: Any, session: SessionContext) -> list[Any]:
