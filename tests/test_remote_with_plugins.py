@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from acp import text_block
+from langgraph_sdk import get_client
 
 from langacp.client import RecordingClient
 from langacp.testing.editor import EditorClient
@@ -148,3 +149,29 @@ async def test_a_remote_todo_list_is_the_editors_plan(server: LangGraphDevServer
         assert await agent.prompt(sid, "tool write_todos " + json.dumps({"todos": todos})) == "end_turn"
         [plan] = agent.client.of(sid, "plan")
         assert [(e.content, e.status) for e in plan.entries] == [(t["content"], t["status"]) for t in todos]
+
+
+async def test_always_allow_stays_in_the_process_not_on_the_server(server: LangGraphDevServer, tmp_path: Path) -> None:
+    """Thread metadata is writable by the server and its other clients: it must not pre-approve
+    anything on this machine, so remembered answers are not kept there."""
+
+    log = tmp_path / "log"
+    command = "tool run_command " + json.dumps({"command": f"echo ran >> {log}"})
+    plugins = [*PLUGINS, "remote"]
+    first_client = EditorClient(answer="allow_always")
+    async with serve_remote(server.url, "editor", plugins=plugins, client=first_client, cwd=tmp_path) as first:
+        sid = await first.start()
+        assert await first.prompt(sid, command) == "end_turn"
+        assert await first.prompt(sid, command) == "end_turn"
+        assert len(first_client.permission_requests) == 1  # remembered in this process
+
+    threads = await get_client(url=server.url).threads.search(metadata={"langacp_session_id": sid})
+    assert [set(t["metadata"]["langacp_record"]["data"]) - {"remote"} for t in threads] == [set()]
+
+    second_client = EditorClient(answer="reject_once")
+    async with serve_remote(server.url, "editor", plugins=plugins, client=second_client, cwd=tmp_path) as second:
+        await second.initialize()
+        await second.conn.load_session(cwd=str(tmp_path), session_id=sid)
+        assert await second.prompt(sid, command) == "end_turn"
+        assert len(second_client.permission_requests) == 1  # asked again: nothing came from the server
+    assert log.read_text() == "ran\nran\n"

@@ -26,6 +26,8 @@ __all__ = ["ThreadStore"]
 RECORD_KEY = "langacp_record"
 SESSION_KEY = "langacp_session_id"
 GRAPH_KEY = "langacp_graph"
+SHARED_DATA = ("remote",)
+"""Owners of session data kept in the thread's metadata (see :func:`_shared_data`)."""
 
 
 def _same_uuid(a: str, b: str) -> bool:
@@ -50,13 +52,15 @@ class ThreadStore:
         return RemoteUnavailable(f"the LangGraph server at {self.url} is unreachable ({type(exc).__name__}: {exc})")
 
     def _metadata(self, record: SessionRecord) -> dict[str, Any]:
+        shared = record.as_dict()
+        shared["data"] = _shared_data(record.data)
         return {
             SESSION_KEY: record.session_id,
             GRAPH_KEY: self.graph,
             "cwd": record.cwd,
             "langacp_host": socket.gethostname(),
             "langacp_version": __version__,
-            RECORD_KEY: record.as_dict(),
+            RECORD_KEY: shared,
         }
 
     async def put(self, record: SessionRecord) -> None:
@@ -101,9 +105,11 @@ class ThreadStore:
         if raw is None:
             return None
         try:
-            return SessionRecord.from_dict(raw)
+            record = SessionRecord.from_dict(raw)
         except StoreError:
             return None
+        record.data = _shared_data(record.data)
+        return record
 
     async def list(
         self, *, cwd: str | None = None, cursor: str | None = None, limit: int = 50
@@ -139,6 +145,16 @@ class ThreadStore:
 
     async def aclose(self) -> None:
         return None
+
+
+def _shared_data(data: dict[str, Any]) -> dict[str, Any]:
+    """The plugin data that may live on the server: only langacp-remote's own (the context choices).
+
+    Other plugins' data stays in the process. Whoever can write a thread's metadata (the server,
+    its other clients) must not be able to hand this machine's permission policy remembered
+    "always allow" answers, and nothing here can tell which plugin data is that harmless.
+    """
+    return {key: value for key, value in data.items() if key in SHARED_DATA}
 
 
 def _encode(offset: int) -> str:
