@@ -88,6 +88,17 @@ PEERS = ["langchain-acp", "deepagents-acp", "pluggy"]
 
 
 @nox.session(python="3.11")
+def fuzz(session: nox.Session) -> None:
+    """10,000 generated JSON-RPC lines against one agent over real pipes (not a default session; ~4 min).
+
+    ``nox -s fuzz -- N SEED`` changes the count and the seed. Prints the figures; fails on any
+    crash or unanswered request.
+    """
+    session.install("-e", "./core", *TEST_DEPS)
+    session.run("python", "tests/fuzz/fuzz_agent.py", *session.posargs)
+
+
+@nox.session(python="3.11")
 def bench(session: nox.Session) -> None:
     """The performance table (docs/benchmarks.md): langacp's two forms and its peers against the bare graph.
 

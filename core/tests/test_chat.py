@@ -131,11 +131,18 @@ def test_agent_stderr_is_drained_and_shown_with_verbose(project: Path) -> None:
     assert "agent: " not in quiet.stderr
 
 
-def test_agent_that_cannot_start_is_reported(project: Path) -> None:
+def test_a_model_that_cannot_work_is_refused_before_the_agent_starts(project: Path) -> None:
     result = _run(["--prompt", "hi", "--model", "groq:llama-3.3-70b"], project, _demo_env())
+    assert result.returncode == 2
+    assert "pip install langchain-groq" in result.stderr
+
+
+def test_agent_that_cannot_start_is_reported(project: Path) -> None:
+    command = ["--", sys.executable, "-m", "langacp.cli", "serve", str(project / "missing.py") + ":agent"]
+    result = _run(["--prompt", "hi", *command], project, _demo_env())
     assert result.returncode == 1
     assert "the agent exited (code 2)" in result.stderr
-    assert "pip install langchain-groq" in result.stderr
+    assert "no such file" in result.stderr
 
 
 # -- interactive, through a pseudo-terminal ---------------------------------------------------------

@@ -266,11 +266,16 @@ async def test_human_in_the_loop_interrupts_are_resumed_by_a_plugin(start_agent:
         assert {"event": "interrupt", "actions": ["add"]} in agent.events()
 
 
-async def test_unanswered_interrupt_ends_the_turn_and_says_why(start_agent: StartAgent) -> None:
+async def test_unanswered_interrupt_fails_the_call_cancels_the_turn_and_says_why(start_agent: StartAgent) -> None:
     async with start_agent("hitl_agent") as agent:
         sid = await agent.start()
-        assert await agent.prompt(sid, 'tool add {"a": 2, "b": 5}') == "end_turn"
+        assert await agent.prompt(sid, 'tool add {"a": 2, "b": 5}') == "cancelled"
         assert "interrupt" in agent.client.text(sid)
+        statuses = [u.status for u in agent.client.of(sid) if getattr(u, "tool_call_id", None) and u.status]
+        assert statuses[-1] == "failed" and "pending" not in statuses[1:]
+        agent.client.updates.clear()
+        assert await agent.prompt(sid, "echo next") == "end_turn"  # the session goes on
+        assert agent.client.text(sid) == "next"
 
 
 async def test_modes(start_agent: StartAgent) -> None:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import subprocess
 from importlib.metadata import version
+from pathlib import Path
 from typing import Any
 
 import pytest
 from acp import RequestError, text_block
-from core_support import REPO, RawAgent, Running, StartAgent
+from core_support import REPO, RawAgent, Running, StartAgent, agent_env, serve_command
 
 
 def statuses(agent: Running, sid: str, call_id: str) -> list[str]:
@@ -381,14 +383,21 @@ async def test_meta_key_named_self_is_harmless(start_raw: Any) -> None:
         assert reply["result"]["protocolVersion"] == 1
 
 
-async def test_unknown_store_driver_is_a_clear_error(start_agent: StartAgent) -> None:
-    async with start_agent(args=["--store", "nosuch:///tmp/x.db"]) as agent:
-        response = await agent.conn.initialize(protocol_version=1)
-        assert response.agent_capabilities is not None and response.agent_capabilities.load_session is False
-        with pytest.raises(RequestError) as err:
-            await agent.conn.new_session(cwd=str(agent.cwd))
-        assert "no session store driver 'nosuch'" in str(err.value.data)
-        assert "nosuch" in agent.stderr()
+async def test_unknown_store_driver_stops_serve_at_once_with_one_line(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [*serve_command("agent"), "--store", "nosuch:///tmp/x.db"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        env=agent_env(),
+        timeout=60,
+    )
+    assert result.returncode == 2 and result.stdout == ""
+    [line] = result.stderr.strip().splitlines()
+    assert line == (
+        "langacp: --store nosuch:///tmp/x.db: no session store driver 'nosuch' is installed; "
+        "fix: pip install langacp-nosuch"
+    )
 
 
 async def test_recursion_limit_stops_with_max_turn_requests(start_agent: StartAgent) -> None:

@@ -19,14 +19,18 @@ from langacp.config import (
 from langacp.hookspecs import HOOK_NAMES, hookimpl
 from langacp.paths import PathError, PathOutsideError, SessionPaths
 from langacp.plugins import Plugins
+from langacp.processes import killpg, stop_group, unwatch_group, watch_group, watching_new_groups
 from langacp.running import pending_tool_calls
 from langacp.stores import (
+    LEASE_SCHEMA,
     InvalidCursor,
     SessionRecord,
     SessionStore,
     StoreError,
     decode_cursor,
     encode_cursor,
+    holder_is_gone,
+    lease_statements,
     list_page,
     list_query,
     now_iso,
@@ -45,6 +49,7 @@ from langacp.types import (
 
 __all__ = [
     "HOOK_NAMES",
+    "LEASE_SCHEMA",
     "PROJECT_FILE",
     "ConfigFileError",
     "DriverTarget",
@@ -69,7 +74,10 @@ __all__ = [
     "TurnOutcome",
     "decode_cursor",
     "encode_cursor",
+    "holder_is_gone",
     "hookimpl",
+    "killpg",
+    "lease_statements",
     "list_page",
     "list_query",
     "load_table",
@@ -78,6 +86,10 @@ __all__ = [
     "project_config_path",
     "read_config",
     "record_from_json",
+    "stop_group",
+    "unwatch_group",
     "user_config_path",
+    "watch_group",
+    "watching_new_groups",
 ]
 # ``__version__`` (langacp's version) is public too.

@@ -24,41 +24,26 @@ def _plugin_args(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="langacp", description="Serve LangChain / LangGraph agents over ACP.")
-    parser.add_argument("--version", action="version", version=f"langacp {_version()}")
-    sub = parser.add_subparsers(dest="command", required=True)
-
-    serve = sub.add_parser(
-        "serve",
-        help="serve an agent over stdin/stdout (what an editor runs)",
-        description="Serve TARGET over the Agent Client Protocol on stdin/stdout. TARGET is "
-        "module:attr or path/to/file.py:attr naming a per-session factory (recommended: plugins "
-        "can add middleware and tools) or a compiled LangGraph graph. Without TARGET, langacp's "
-        "default agent (file tools confined to the session's directories, read-only unless "
-        "langacp-client-tools is installed, and a todo list) "
-        f"with the model from --model / {MODEL_ENV}, or, when none is set, the OFFLINE DEMO MODEL: "
-        "canned, deterministic answers to 'list files', 'read README.md', 'search for TODO', "
-        "'make a plan for ...', no API key needed, not a language model.",
-    )
-    serve.add_argument(
+def _serve_args(parser: argparse.ArgumentParser) -> None:
+    """The arguments of ``serve``, which ``check`` takes too."""
+    parser.add_argument(
         "target",
         metavar="TARGET",
         nargs="?",
         help="module:attr or path/to/file.py:attr (default: the built-in default agent)",
     )
-    serve.add_argument(
+    parser.add_argument(
         "--model",
         help=f"an init_chat_model string such as openai:gpt-4.1 or anthropic:claude-sonnet-4-5 (sets {MODEL_ENV}; "
         "default: the offline demo model)",
     )
-    serve.add_argument(
+    parser.add_argument(
         "--store",
         default=None,
         help="session store URL: memory, sqlite (a file in the user data directory), sqlite:///path/to/file.db, "
         "postgres://user@host/db. Default: sqlite when langacp-sqlite is installed, else memory",
     )
-    remote = serve.add_argument_group(
+    remote = parser.add_argument_group(
         "remote graphs",
         "With --remote URL, TARGET is an assistant id or graph name on that LangGraph Server "
         "(needs the 'remote' target driver: pip install langacp-remote). Sessions are the server's threads.",
@@ -77,18 +62,38 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="'NAME: VALUE'",
         help="an HTTP header sent to the server (self-hosted auth); repeatable",
     )
-    serve.add_argument(
+    parser.add_argument(
         "--log-level", default="warning", choices=["debug", "info", "warning", "error"], help="stderr log level"
     )
-    serve.add_argument(
+    parser.add_argument(
         "--recursion-limit", type=int, default=1000, help="LangGraph steps allowed per prompt (default 1000)"
     )
+    _plugin_args(parser)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="langacp", description="Serve LangChain / LangGraph agents over ACP.")
+    parser.add_argument("--version", action="version", version=f"langacp {_version()}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    serve = sub.add_parser(
+        "serve",
+        help="serve an agent over stdin/stdout (what an editor runs)",
+        description="Serve TARGET over the Agent Client Protocol on stdin/stdout. TARGET is "
+        "module:attr or path/to/file.py:attr naming a per-session factory (recommended: plugins "
+        "can add middleware and tools) or a compiled LangGraph graph. Without TARGET, langacp's "
+        "default agent (file tools confined to the session's directories, read-only unless "
+        "langacp-client-tools is installed, and a todo list) "
+        f"with the model from --model / {MODEL_ENV}, or, when none is set, the OFFLINE DEMO MODEL: "
+        "canned, deterministic answers to 'list files', 'read README.md', 'search for TODO', "
+        "'make a plan for ...', no API key needed, not a language model.",
+    )
+    _serve_args(serve)
     serve.add_argument(
         "--login",
         action="store_true",
         help="ask for the model's API key on the terminal, store it, exit (what an editor's terminal login runs)",
     )
-    _plugin_args(serve)
 
     for name, text in (
         ("login", "ask for the model's API key and store it (keyring, or a 0600 file in the user config dir)"),
@@ -165,6 +170,15 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--name", default="langacp", help="the agent's name in the editor (default: langacp)")
     show.add_argument("--uvx", action="store_true", help="run langacp[all] through uvx instead of this installation")
 
+    check = sub.add_parser(
+        "check",
+        help="check a setup without serving: Python, packages, plugins, target, store, model, MCP commands",
+        description="Run the checks of 'langacp serve' with the same arguments, and more (import the target, "
+        "open the store, find MCP server commands in the config files), without serving. One line per check; "
+        "each problem says how to fix it. Exit status 0 when everything works, 1 otherwise.",
+    )
+    _serve_args(check)
+
     plugins = sub.add_parser("plugins", help="list plugins: name, distribution, version, hooks, status")
     plugins.add_argument("--json", action="store_true", help="print JSON")
     _plugin_args(plugins)
@@ -207,9 +221,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _with_plugins(args: argparse.Namespace, blocked: set[str], enabled: set[str]) -> int:
-    """``serve`` and ``plugins``, the commands that load plugins."""
+    """``serve``, ``check`` and ``plugins``, the commands that load plugins."""
+    if args.command == "check":
+        from langacp.doctor import run_check
+
+        return run_check(args, blocked, enabled)
     if args.command == "serve":
         from langacp.server import serve
+        from langacp.startup import EXIT_BAD_SETUP, check_model, format_problems
 
         target = args.target
         if args.remote:
@@ -221,10 +240,10 @@ def _with_plugins(args: argparse.Namespace, blocked: set[str], enabled: set[str]
 
             return auth.login(os.environ.get(MODEL_ENV))
         if target is None:
-            error = _check_default_model()
-            if error:
-                print(f"langacp: {error}", file=sys.stderr)
-                return 2
+            problems = check_model(os.environ.get(MODEL_ENV))
+            if problems:
+                print(format_problems(problems), file=sys.stderr)
+                return EXIT_BAD_SETUP
             from langacp.default_agent import DEFAULT_TARGET
 
             target = DEFAULT_TARGET
@@ -276,6 +295,13 @@ def _chat(args: argparse.Namespace) -> int:
     if not os.path.isdir(cwd):
         print(f"langacp chat: no such directory: {cwd}", file=sys.stderr)
         return 2
+    if not args.agent_command:
+        from langacp.startup import EXIT_BAD_SETUP, check_model, format_problems
+
+        problems = check_model(args.model or os.environ.get(MODEL_ENV))
+        if problems:
+            print(format_problems(problems, "langacp chat"), file=sys.stderr)
+            return EXIT_BAD_SETUP
     options = ChatOptions(
         command=args.agent_command or default_agent_command(args.model),
         prompt=args.prompt,
@@ -313,28 +339,6 @@ def _attach(args: argparse.Namespace) -> int:
         print(f"langacp attach: {exc}", file=sys.stderr)
         return 2
     return asyncio.run(attach(path))
-
-
-def _check_default_model() -> str | None:
-    """Why the default agent's model cannot be used (a missing package), if so.
-
-    A missing API key is no reason to stop: a stored one (``langacp login``) is used, else the
-    editor is offered the auth methods and sessions answer "auth required" until there is one.
-    """
-    model = os.environ.get(MODEL_ENV)
-    if not model:
-        return None
-    from langacp import auth
-    from langacp.default_agent.models import MissingKeyError, ModelError, check_model
-
-    auth.use_stored_key(auth.model_key(model))
-    try:
-        check_model(model)
-    except MissingKeyError as exc:
-        print(f"langacp: {exc}. Until then sessions answer 'authentication required'.", file=sys.stderr)
-    except ModelError as exc:
-        return str(exc)
-    return None
 
 
 def _list_plugins(blocked: set[str], enabled: set[str], *, as_json: bool) -> int:

@@ -40,16 +40,52 @@ def project_config_path(cwd: str) -> Path:
 
 
 def read_config(path: Path) -> dict[str, Any]:
-    """The whole file as a dict; ``{}`` when it does not exist; :class:`ConfigFileError` when unreadable."""
+    """The whole file as a dict; ``{}`` when it does not exist; :class:`ConfigFileError` when unreadable.
+
+    The error's message is ``FILE:LINE:COLUMN: what is wrong`` for a file that is not UTF-8
+    or not valid TOML, so an editor's log points at the spot.
+    """
     import tomllib  # only when a session starts: keeps the agent's start-up light
 
     try:
-        with path.open("rb") as f:
-            return tomllib.load(f)
+        data = path.read_bytes()
     except FileNotFoundError:
         return {}
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigFileError(f"{path}: {exc}") from exc
+    except OSError as exc:
+        raise ConfigFileError(f"{path}: cannot read it: {exc.strerror or exc}") from exc
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line, column = _position(data, exc.start)
+        raise ConfigFileError(
+            f"{path}:{line}:{column}: not UTF-8 text (byte 0x{data[exc.start]:02x}); save the file as UTF-8"
+        ) from exc
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigFileError(_toml_message(path, str(exc))) from exc
+    except RecursionError as exc:  # arrays nested thousands deep
+        raise ConfigFileError(f"{path}: nested too deeply") from exc
+
+
+def _position(data: bytes, offset: int) -> tuple[int, int]:
+    """1-based line and column (in characters) of byte ``offset``."""
+    line_start = data.rfind(b"\n", 0, offset) + 1
+    column = len(data[line_start:offset].decode("utf-8", errors="replace")) + 1
+    return data.count(b"\n", 0, offset) + 1, column
+
+
+def _toml_message(path: Path, message: str) -> str:
+    """``FILE:LINE:COLUMN: message`` from tomllib's "message (at line L, column C)"."""
+    import re
+
+    match = re.search(r"\s*\(at line (\d+), column (\d+)\)$", message)
+    if match is None:
+        match_end = re.search(r"\s*\(at end of document\)$", message)
+        if match_end is not None:
+            return f"{path}: {message[: match_end.start()]} (at the end of the file)"
+        return f"{path}: {message}"
+    return f"{path}:{match.group(1)}:{match.group(2)}: {message[: match.start()]}"
 
 
 def load_table(name: str, cwd: str) -> dict[str, Any]:

@@ -13,13 +13,14 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
+from langacp.bridge import first_free
 from langacp.types import SessionContext, ToolCallInfo
 
 if TYPE_CHECKING:
     from langacp.bridge import UpdateSink
     from langacp.plugins import Plugins
 
-__all__ = ["replay_history", "replay_messages"]
+__all__ = ["pair_results", "replay_history", "replay_messages", "replayed_ids"]
 
 _NOT_CONTENT = {"tool_call", "tool_call_chunk", "invalid_tool_call", "server_tool_call", "server_tool_result"}
 """Blocks of an AI message that are not shown as content (tool calls are replayed on their own)."""
@@ -37,18 +38,24 @@ async def replay_history(
 
 def replay_messages(plugins: Plugins, session: SessionContext, messages: list[Any], sink: UpdateSink) -> None:
     """Queue ``messages`` (a thread's LangChain messages) on ``sink`` as session updates."""
-    results = {m.tool_call_id: m for m in messages if isinstance(m, ToolMessage)}
-    for message in messages:
+    results = pair_results(messages)
+    used: set[str] = set()
+    turn_ids: dict[str, str] = {}  # as live (ToolCallIds): one alias per model id and turn
+    for position, message in enumerate(messages):
         if isinstance(message, HumanMessage):
+            turn_ids = {}
             _replay_user(plugins, session, message, sink)
         elif isinstance(message, AIMessage):
             for block in _blocks(message):
                 if block.get("type") not in _NOT_CONTENT:
                     for update in plugins.output_block(block, session):
                         sink.put(update)
-            for tool_call in message.tool_calls:
+            for index, tool_call in enumerate(message.tool_calls):
                 call = ToolCallInfo.from_tool_call(tool_call)
-                _replay_tool_call(plugins, session, call, results.get(call.tool_call_id), sink)
+                acp_id = turn_ids.get(call.tool_call_id) or first_free(call.tool_call_id, used)
+                used.add(acp_id)
+                turn_ids[call.tool_call_id] = acp_id
+                _replay_tool_call(plugins, session, call, results.get((position, index)), sink, acp_id)
 
 
 def _replay_user(plugins: Plugins, session: SessionContext, message: HumanMessage, sink: UpdateSink) -> None:
@@ -67,9 +74,17 @@ def _replay_user(plugins: Plugins, session: SessionContext, message: HumanMessag
 
 
 def _replay_tool_call(
-    plugins: Plugins, session: SessionContext, call: ToolCallInfo, result: ToolMessage | None, sink: UpdateSink
+    plugins: Plugins,
+    session: SessionContext,
+    call: ToolCallInfo,
+    result: ToolMessage | None,
+    sink: UpdateSink,
+    acp_id: str,
 ) -> None:
-    """A tool call as it ended: completed or failed (no result: the turn stopped), with its result's content."""
+    """A tool call as it ended: completed or failed (no result: the turn stopped), with its result's content.
+
+    ``acp_id`` is the id the client knows it by (the model's own, or its turn's alias).
+    """
     from acp import start_tool_call
 
     status: Literal["completed", "failed"] = "failed" if result is None or result.status == "error" else "completed"
@@ -78,7 +93,7 @@ def _replay_tool_call(
         described["content"] = plugins.tool_result_content(call, result, session) or described["content"]
     sink.put(
         start_tool_call(
-            call.tool_call_id,
+            acp_id,
             status=status,
             raw_input=call.args,
             raw_output=result.content if result is not None else None,
@@ -87,7 +102,43 @@ def _replay_tool_call(
     )
     if result is not None:
         for update in plugins.tool_updates(call, result, session):
+            if getattr(update, "tool_call_id", None) == call.tool_call_id:
+                update = update.model_copy(update={"tool_call_id": acp_id})
             sink.put(update)
+
+
+def pair_results(messages: list[Any]) -> dict[tuple[int, int], ToolMessage]:
+    """Each tool call's result, by (message position, call index): a result answers the latest
+    call with its id before it, so a model that reuses an id across turns keeps each result
+    with its own call."""
+    open_calls: dict[str, tuple[int, int]] = {}
+    results: dict[tuple[int, int], ToolMessage] = {}
+    for position, message in enumerate(messages):
+        if isinstance(message, AIMessage):
+            for index, tool_call in enumerate(message.tool_calls):
+                if tool_call.get("id"):
+                    open_calls[str(tool_call["id"])] = (position, index)
+        elif isinstance(message, ToolMessage):
+            key = open_calls.pop(message.tool_call_id, None)
+            if key is not None:
+                results[key] = message
+    return results
+
+
+def replayed_ids(messages: list[Any]) -> set[str]:
+    """The tool call ids a replay of ``messages`` sends (to seed :class:`~langacp.bridge.ToolCallIds`)."""
+    used: set[str] = set()
+    turn_ids: dict[str, str] = {}
+    for message in messages:
+        if isinstance(message, HumanMessage):
+            turn_ids = {}
+        elif isinstance(message, AIMessage):
+            for tool_call in message.tool_calls:
+                model_id = str(tool_call.get("id") or "")
+                acp_id = turn_ids.get(model_id) or first_free(model_id, used)
+                used.add(acp_id)
+                turn_ids[model_id] = acp_id
+    return used
 
 
 def _blocks(message: Any) -> list[dict[str, Any]]:

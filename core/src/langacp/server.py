@@ -7,9 +7,11 @@ import contextlib
 import logging
 import os
 import signal
+import stat
 import sys
+import threading
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from langacp.target import DriverTarget
@@ -17,8 +19,6 @@ if TYPE_CHECKING:
 __all__ = ["serve"]
 
 log = logging.getLogger("langacp.server")
-
-STDIO_LIMIT = 50 * 1024 * 1024
 
 
 def configure_logging(level: str) -> None:
@@ -30,38 +30,132 @@ def configure_logging(level: str) -> None:
     )
 
 
-async def _stdio_streams() -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-    """The SDK's stdio streams, with fd 1 then pointed at stderr.
+def reserve_stdout() -> int:
+    """Keep the real stdout for the protocol; from now on fd 1 and ``sys.stdout`` are stderr.
 
-    The protocol keeps a private duplicate of the real stdout; a stray ``print`` from the
-    served agent or a C extension writing to fd 1 lands on stderr instead of corrupting it.
+    Called before any plugin or target is imported, so for the whole life of the process a
+    stray ``print`` (a plugin at import, the served agent, a C extension or a child process
+    writing to fd 1) lands on stderr instead of corrupting the protocol. Returns the private
+    duplicate of the real stdout the protocol writes to.
     """
-    from acp import stdio_streams
-
-    protocol_out = os.fdopen(os.dup(sys.stdout.fileno()), "wb", buffering=0)
-    real_stdout = sys.stdout
-    sys.stdout = protocol_out  # type: ignore[assignment] # stdio_streams reads sys.stdout
-    try:
-        reader, writer = await stdio_streams(limit=STDIO_LIMIT)
-    finally:
-        sys.stdout = real_stdout
-    real_stdout.flush()
-    os.dup2(sys.stderr.fileno(), real_stdout.fileno())
+    with contextlib.suppress(Exception):
+        sys.stdout.flush()
+    protocol_fd = os.dup(1)  # not inheritable: commands the agent runs never get it
+    os.dup2(2, 1)
     sys.stdout = sys.stderr
-    return reader, writer
+    return protocol_fd
 
 
-async def _run(agent: object) -> None:
+def _is_pipe_like(fd: int) -> bool:
+    """Whether asyncio's pipe transports (epoll) can watch ``fd``: pipes, sockets, terminals.
+
+    Regular files and devices such as ``/dev/null`` cannot be polled; they are read in a
+    thread and written directly instead.
+    """
+    mode = os.fstat(fd).st_mode
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or (stat.S_ISCHR(mode) and os.isatty(fd))
+
+
+class _FileWriter:
+    """Writes to a regular file (``serve > out.jsonl``) or ``/dev/null``: asyncio's pipe transport refuses them."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+
+    def write(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:  # a regular file takes every byte at once, barring a full disk
+            view = view[os.write(self._fd, view) :]
+
+    async def drain(self) -> None:
+        return None
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            os.close(self._fd)
+
+
+class _WriteProtocol(asyncio.BaseProtocol):
+    """Flow control for the stdout pipe: what ``StreamWriter.drain`` waits on."""
+
+    def __init__(self) -> None:
+        self._paused = False
+        self._waiter: asyncio.Future[None] | None = None
+
+    def pause_writing(self) -> None:
+        self._paused = True
+
+    def resume_writing(self) -> None:
+        self._paused = False
+        if self._waiter is not None and not self._waiter.done():
+            self._waiter.set_result(None)
+        self._waiter = None
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.resume_writing()
+
+    async def _drain_helper(self) -> None:
+        if self._paused:
+            self._waiter = asyncio.get_running_loop().create_future()
+            await self._waiter
+
+
+def _feed_from_thread(loop: asyncio.AbstractEventLoop, fd: int, reader: asyncio.StreamReader) -> None:
+    """Feed ``reader`` from ``fd`` in a daemon thread (stdin redirected from a regular file)."""
+
+    def pump() -> None:
+        try:
+            while data := os.read(fd, 1 << 16):
+                loop.call_soon_threadsafe(reader.feed_data, data)
+        except OSError as exc:
+            log.warning("cannot read stdin: %s", exc)
+        finally:
+            loop.call_soon_threadsafe(reader.feed_eof)
+
+    threading.Thread(target=pump, name="langacp.stdin", daemon=True).start()
+
+
+async def _stdio_streams(protocol_fd: int) -> tuple[asyncio.StreamReader, Any]:
+    """A reader on stdin and a writer on ``protocol_fd`` (pipes, sockets, terminals or regular files)."""
+    from langacp.transport import max_message_bytes
+
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=max_message_bytes() + 1)
+    stdin_fd = sys.stdin.fileno()
+    if _is_pipe_like(stdin_fd):
+        protocol = asyncio.StreamReaderProtocol(reader)
+        await loop.connect_read_pipe(lambda: protocol, os.fdopen(stdin_fd, "rb", buffering=0, closefd=False))
+    else:
+        _feed_from_thread(loop, stdin_fd, reader)
+    if not _is_pipe_like(protocol_fd):
+        return reader, _FileWriter(protocol_fd)
+    write_protocol = _WriteProtocol()
+    transport, _ = await loop.connect_write_pipe(lambda: write_protocol, os.fdopen(protocol_fd, "wb", buffering=0))
+    return reader, asyncio.StreamWriter(transport, write_protocol, None, loop)  # type: ignore[arg-type]
+
+
+async def _run(agent: Any, protocol_fd: int) -> int:
+    """Serve until stdin closes or a signal; the exit status (2 if the target fails to load)."""
     from acp.core import AgentSideConnection
 
+    from langacp.startup import EXIT_BAD_SETUP
     from langacp.transport import GuardedTransport
 
-    reader, writer = await _stdio_streams()
+    reader, writer = await _stdio_streams(protocol_fd)
     from langacp import sdk_routes
 
     conn = AgentSideConnection(agent, GuardedTransport(reader, writer), listening=False, use_unstable_protocol=True)  # type: ignore[arg-type]
     sdk_routes.install(conn, agent)
     listen = asyncio.ensure_future(conn.listen())
+    code = 0
+
+    def fatal(message: str) -> None:
+        nonlocal code
+        print(f"langacp: {message}", file=sys.stderr, flush=True)
+        code = EXIT_BAD_SETUP
+        listen.cancel()
+
+    agent.loader.on_fatal = fatal
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         with contextlib.suppress(NotImplementedError, RuntimeError):
@@ -69,11 +163,12 @@ async def _run(agent: object) -> None:
     try:
         await listen
     except asyncio.CancelledError:
-        log.info("stopping on a signal")
+        log.info("stopping")
     finally:
-        await agent.shutdown()  # type: ignore[attr-defined]
+        await agent.shutdown()
         with contextlib.suppress(Exception):
             await asyncio.wait_for(conn.close(), timeout=1.0)
+    return code
 
 
 def serve(
@@ -85,7 +180,14 @@ def serve(
     log_level: str = "warning",
     recursion_limit: int = 1000,
 ) -> int:
-    """Serve TARGET over stdin/stdout; returns the exit code. ``store=None``: :func:`default_store_url`."""
+    """Serve TARGET over stdin/stdout; returns the exit code. ``store=None``: :func:`default_store_url`.
+
+    Before anything is answered the setup is checked (:mod:`langacp.startup`): a TARGET that
+    cannot be found, a store URL no installed driver takes, a number out of range are each
+    one line on stderr and exit status 2. A TARGET that fails while loading (in the background,
+    once ``initialize`` is answered) also ends the process with status 2.
+    """
+    protocol_fd = reserve_stdout()
     configure_logging(log_level)
     if sys.stdin.isatty():
         print(
@@ -93,20 +195,30 @@ def serve(
             "ACP client starts it. Press Ctrl-D to quit. To talk to it in a terminal: langacp chat",
             file=sys.stderr,
         )
-    from langacp.agent import LangacpAgent
-    from langacp.plugins import load_plugins
+    from langacp.startup import EXIT_BAD_SETUP, check_numbers, check_store, check_target, format_problems
     from langacp.stores import default_store_url
 
-    plugins = load_plugins(blocked=blocked, enabled=enabled)
     store_url = store or default_store_url()
+    problems = check_numbers(recursion_limit=recursion_limit) + check_store(store_url)
+    if isinstance(target, str) and target:
+        problems += check_target(target)[0]
+    if problems:
+        print(format_problems(problems), file=sys.stderr)
+        return EXIT_BAD_SETUP
+
+    from langacp.agent import LangacpAgent
+    from langacp.plugins import load_plugins
+
+    plugins = load_plugins(blocked=blocked, enabled=enabled)
     agent = LangacpAgent(target, plugins, store_url=store_url, recursion_limit=recursion_limit)
     # Not asyncio.run(): it would wait for the default executor, i.e. for a synchronous tool
     # still sleeping in a worker thread, which cannot be stopped.
     loop = asyncio.new_event_loop()
+    code = 0
     try:
-        loop.run_until_complete(_run(agent))
+        code = loop.run_until_complete(_run(agent, protocol_fd))
     except KeyboardInterrupt:
         pass
     logging.shutdown()
     sys.stderr.flush()
-    os._exit(0)
+    os._exit(code)

@@ -3,26 +3,61 @@
 The SDK's ndjson transport logs and drops unparseable lines without a reply, and a valid
 JSON value that is not an object (``[]``, ``42``) or a response with an unhashable id makes
 its receive loop raise, which ends the agent. This transport sits in front of the SDK's
-``Connection`` (it implements the SDK's ``Transport`` protocol) and answers such input with
-the JSON-RPC errors the spec names: -32700 parse error, -32600 invalid request. It also drops
-``_meta`` keys that would overwrite a request's real parameters (the SDK merges ``_meta``
-into handler keyword arguments).
+``Connection`` (it implements the SDK's ``Transport`` protocol) and checks every line before
+the SDK sees it:
+
+- not JSON (or ``NaN`` / ``Infinity``, which JSON does not have): -32700 parse error;
+- JSON but not a JSON-RPC 2.0 request, notification or response (``"jsonrpc"`` missing or not
+  ``"2.0"``, no method and no result, a method that is not a string, an id that is not a
+  string / integer / null, params that are not an object or array): -32600 invalid request,
+  with the message's id when it has a usable one;
+- longer than :data:`MAX_MESSAGE_BYTES` or nested deeper than :data:`MAX_DEPTH`: -32600 with
+  the limit in the error's data (a deeper message never reaches the recursive code that would
+  raise ``RecursionError``).
+
+It also drops ``_meta`` keys that would overwrite a request's real parameters (the SDK merges
+``_meta`` into handler keyword arguments), and writes with ``allow_nan=False``: a ``NaN`` in
+an outgoing message (say, in the data of an error) becomes ``null`` instead of invalid JSON.
+The limits and codes are listed in docs/errors.md.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
+import math
 from functools import cache
-from typing import Any
+from typing import Any, Protocol
 
 from acp import RequestError
-from acp.task import MessageSender, TaskSupervisor
 
-__all__ = ["GuardedTransport"]
+__all__ = ["MAX_DEPTH", "MAX_MESSAGE_BYTES", "ByteWriter", "GuardedTransport", "encode_message", "max_message_bytes"]
 
 log = logging.getLogger("langacp.transport")
+
+MAX_MESSAGE_BYTES = 50 * 1024 * 1024
+"""Longest accepted line (one JSON-RPC message), in bytes; ``LANGACP_MAX_MESSAGE_BYTES`` overrides it."""
+MAX_MESSAGE_BYTES_ENV = "LANGACP_MAX_MESSAGE_BYTES"
+MAX_DEPTH = 100
+"""Deepest accepted nesting of arrays and objects in one message."""
+
+
+def max_message_bytes() -> int:
+    """The message size limit: ``LANGACP_MAX_MESSAGE_BYTES`` if set to a positive integer, else the default."""
+    import os
+
+    value = os.environ.get(MAX_MESSAGE_BYTES_ENV, "")
+    return int(value) if value.isdigit() and int(value) > 0 else MAX_MESSAGE_BYTES
+
+
+class ByteWriter(Protocol):
+    """Where encoded messages go: an ``asyncio.StreamWriter`` or anything with the same two methods."""
+
+    def write(self, data: bytes) -> None: ...
+
+    async def drain(self) -> None: ...
 
 
 @cache
@@ -44,20 +79,99 @@ def _valid_id(value: Any) -> bool:
     return value is None or (isinstance(value, (int, str)) and not isinstance(value, bool))
 
 
-class GuardedTransport:
-    """Newline-delimited JSON over asyncio streams, with input validation."""
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
 
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+
+def _too_deep(value: Any, limit: int) -> bool:
+    """Whether ``value`` nests arrays / objects more than ``limit`` levels deep (iterative: no recursion)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return False
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with every non-finite float replaced by ``None`` (iterative copy of lists / dicts)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if not isinstance(value, (dict, list, tuple)):
+        return value
+    root: list[Any] = [None]
+    stack: list[tuple[Any, Any, Any]] = [(value, root, 0)]
+    while stack:
+        item, parent, key = stack.pop()
+        if isinstance(item, dict):
+            copy: Any = {}
+            for k, v in item.items():
+                stack.append((v, copy, k))
+        elif isinstance(item, (list, tuple)):
+            copy = [None] * len(item)
+            for i, v in enumerate(item):
+                stack.append((v, copy, i))
+        elif isinstance(item, float) and not math.isfinite(item):
+            copy = None
+        else:
+            copy = item
+        parent[key] = copy
+    return root[0]
+
+
+def encode_message(message: dict[str, Any]) -> bytes:
+    """One ndjson line; non-finite floats become ``null`` (JSON has no NaN)."""
+    try:
+        text = json.dumps(message, separators=(",", ":"), allow_nan=False)
+    except ValueError:
+        log.warning("replacing NaN / Infinity with null in an outgoing message")
+        text = json.dumps(_finite(message), separators=(",", ":"), allow_nan=False)
+    return (text + "\n").encode("utf-8")
+
+
+class GuardedTransport:
+    """Newline-delimited JSON over asyncio streams, with input validation.
+
+    ``writer`` needs only ``write`` and ``drain`` (see :class:`ByteWriter`): the server passes
+    its own writer when stdout is a regular file, which asyncio's pipe transport refuses.
+    """
+
+    def __init__(
+        self,
+        reader: asyncio.StreamReader,
+        writer: ByteWriter,
+        *,
+        max_bytes: int | None = None,
+        max_depth: int = MAX_DEPTH,
+    ) -> None:
         self._reader = reader
-        self._tasks = TaskSupervisor(source="langacp.transport")
-        self._sender = MessageSender(writer, self._tasks)
+        self._writer = writer
+        self._max_bytes = max_bytes if max_bytes is not None else max_message_bytes()
+        self._max_depth = max_depth
+        self._write_lock = asyncio.Lock()
+        self._closed = False
 
     async def send(self, message: dict[str, Any]) -> None:
-        await self._sender.send(message)
+        if self._closed:
+            raise ConnectionError("the transport is closed")
+        data = encode_message(message)
+        async with self._write_lock:  # one whole line at a time, in the order sent
+            self._writer.write(data)
+            await self._writer.drain()
 
     async def close(self) -> None:
-        await self._sender.close()
-        await self._tasks.shutdown()
+        self._closed = True
+        close = getattr(self._writer, "close", None)
+        if close is not None:
+            with contextlib.suppress(Exception):
+                close()
 
     async def receive(self) -> dict[str, Any] | None:
         while True:
@@ -68,14 +182,30 @@ class GuardedTransport:
             if not line:
                 continue
             try:
-                message = json.loads(line)
-            except ValueError as exc:
+                message = json.loads(line, parse_constant=_reject_constant)
+            except RecursionError:
+                await self._too_deep(None)
+                continue
+            except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, NaN
                 log.warning("unparseable JSON-RPC input: %s", exc)
                 await self._reply(None, RequestError.parse_error({"details": str(exc)}))
                 continue
-            checked = await self._check(message)
+            try:
+                checked = await self._check(message)
+            except RecursionError:  # a defence in depth: _check is iterative
+                await self._too_deep(None)
+                continue
             if checked is not None:
                 return checked
+
+    async def _too_deep(self, msg_id: Any) -> None:
+        log.warning("dropping a message nested deeper than %d levels", self._max_depth)
+        await self._reply(
+            msg_id,
+            RequestError.invalid_request(
+                {"details": f"message nested deeper than {self._max_depth} levels", "maxDepth": self._max_depth}
+            ),
+        )
 
     async def _check(self, message: Any) -> dict[str, Any] | None:
         if not isinstance(message, dict):
@@ -83,27 +213,34 @@ class GuardedTransport:
             return None
         msg_id = message.get("id")
         has_id = "id" in message
+        usable_id = msg_id if has_id and _valid_id(msg_id) else None
         method = message.get("method")
-        if method is None:
-            if has_id and isinstance(msg_id, int) and not isinstance(msg_id, bool):
-                return message  # a response to one of our requests
-            if "result" not in message and "error" not in message and not has_id:
-                await self._reply(None, RequestError.invalid_request({"details": "missing method"}))
-            else:
-                log.warning("dropping a response with an invalid id: %r", msg_id)
-            return None
+        is_response = method is None and ("result" in message or "error" in message)
         problem = None
-        if not isinstance(method, str):
+        if message.get("jsonrpc") != "2.0":
+            problem = 'jsonrpc must be "2.0"'
+        elif _too_deep(message, self._max_depth):
+            if has_id and not is_response:
+                await self._too_deep(usable_id)
+            else:
+                log.warning("dropping a notification or response nested deeper than %d levels", self._max_depth)
+            return None
+        elif is_response:
+            if has_id and isinstance(msg_id, int) and not isinstance(msg_id, bool):
+                return message  # a response to one of our requests (our ids are integers)
+            log.warning("dropping a response with an id we never sent: %r", msg_id)
+            return None
+        elif method is None:
+            problem = "missing method (or result / error, for a response)"
+        elif not isinstance(method, str):
             problem = "method must be a string"
         elif has_id and not _valid_id(msg_id):
             problem = "id must be a string, an integer or null"
         elif "params" in message and not isinstance(message["params"], (dict, list, type(None))):
             problem = "params must be an object or an array"
         if problem is not None:
-            if has_id:
-                await self._reply(
-                    msg_id if _valid_id(msg_id) else None, RequestError.invalid_request({"details": problem})
-                )
+            if has_id or method is None:
+                await self._reply(usable_id, RequestError.invalid_request({"details": problem}))
             else:
                 log.warning("dropping an invalid notification: %s", problem)
             return None
@@ -117,16 +254,25 @@ class GuardedTransport:
         return message
 
     async def _reply(self, msg_id: Any, error: RequestError) -> None:
-        await self._sender.send({"jsonrpc": "2.0", "id": msg_id, "error": error.to_error_obj()})
+        with contextlib.suppress(ConnectionError, RuntimeError, OSError):
+            await self.send({"jsonrpc": "2.0", "id": msg_id, "error": error.to_error_obj()})
 
     async def _read_line(self) -> bytes | None:
-        """The next line, ``None`` at EOF. A line over the reader's limit is dropped with an error."""
+        """The next line, ``None`` at EOF. A line over the size limit is dropped with an error."""
         try:
-            return await self._reader.readuntil(b"\n")
+            line = await self._reader.readuntil(b"\n")
         except asyncio.IncompleteReadError as exc:
-            return exc.partial or None
+            line = exc.partial
+            if not line:
+                return None
         except asyncio.LimitOverrunError as exc:
-            consumed = exc.consumed
+            return await self._skip_oversize(exc.consumed)
+        if len(line) > self._max_bytes:
+            await self._oversize()
+            return b""
+        return line
+
+    async def _skip_oversize(self, consumed: int) -> bytes | None:
         while True:  # discard the oversize line
             if consumed:
                 await self._reader.readexactly(consumed)
@@ -137,5 +283,14 @@ class GuardedTransport:
                 return None
             except asyncio.LimitOverrunError as again:
                 consumed = again.consumed
-        await self._reply(None, RequestError.invalid_request({"details": "message too large"}))
+        await self._oversize()
         return b""
+
+    async def _oversize(self) -> None:
+        log.warning("dropping a message larger than %d bytes", self._max_bytes)
+        await self._reply(
+            None,
+            RequestError.invalid_request(
+                {"details": f"message larger than {self._max_bytes} bytes", "maxBytes": self._max_bytes}
+            ),
+        )

@@ -44,6 +44,22 @@ async def test_stdin_eof_stops_every_server_before_the_agent_exits(serve_mcp, tm
         assert "did not stop" not in agent.stderr()
 
 
+async def test_kill_9_of_the_agent_leaves_no_server_behind(serve_mcp, tmp_path: Path) -> None:
+    """The agent cannot stop anything when killed: the core's watchdog stops the server's group."""
+    pid_file = tmp_path / "pid"
+    async with serve_mcp() as agent:
+        await agent.initialize()
+        server = stdio_server("s", "--pid-file", str(pid_file), "--linger", "300")
+        await agent.conn.new_session(cwd=str(agent.cwd), mcp_servers=[server])
+        pid = await read_pid(pid_file)
+        assert alive(pid)
+        process = agent.process
+        assert isinstance(process, asyncio.subprocess.Process)
+        process.kill()
+        await process.wait()
+        assert await gone(pid)
+
+
 async def test_a_server_that_cannot_start_is_reported_and_the_session_opens(serve_mcp) -> None:
     async with serve_mcp() as agent:
         await agent.initialize()

@@ -65,9 +65,27 @@ async def test_a_corrupt_record_is_an_error_and_stays(postgres_url: str) -> None
             conn.execute("UPDATE langacp_sessions SET record = '{\"session_id\": 3}' WHERE session_id = 'bad'")
         with pytest.raises(StoreError):
             await store.get("bad")
-        with psycopg.connect(postgres_url, autocommit=True) as conn:
+        with psycopg.connect(postgres_url, autocommit=True, client_encoding="UTF8") as conn:
             row = conn.execute("SELECT record FROM langacp_sessions WHERE session_id = 'bad'").fetchone()
         assert row == ('{"session_id": 3}',)
+    finally:
+        await store.aclose()
+
+
+async def test_a_sql_ascii_database_works_and_a_non_utf8_record_is_an_error_naming_it(sql_ascii_url: str) -> None:
+    store = await opened(sql_ascii_url)
+    try:
+        await store.put(SessionRecord(session_id="café", cwd="/a", title="naïve ✓"))
+        assert (await store.get("café")) == SessionRecord(**{**(await store.get("café")).as_dict()})  # type: ignore[union-attr]
+        listed, _ = await store.list()
+        assert [(r.session_id, r.title) for r in listed] == [("café", "naïve ✓")]
+        await store.put(SessionRecord(session_id="latin", cwd="/a"))
+        with psycopg.connect(sql_ascii_url, autocommit=True) as conn:  # SQL_ASCII: bytes go in as they are
+            conn.execute("UPDATE langacp_sessions SET record = convert_from('\\x7b22e9227d'::bytea, 'SQL_ASCII')")
+        with pytest.raises(StoreError, match="session latin is not UTF-8"):
+            await store.get("latin")
+        listed, _ = await store.list()
+        assert sorted(r.session_id for r in listed) == ["café", "latin"]  # never silently shorter
     finally:
         await store.aclose()
 

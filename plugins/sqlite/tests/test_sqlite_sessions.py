@@ -233,6 +233,12 @@ async def test_two_agent_processes_share_one_database(store_url: str, tmp_path: 
         # Each sees the other's session.
         assert {s.session_id for s in (await one.conn.list_sessions()).sessions} == {a, b}
         one.client.updates.clear()
+        # One process serves a session at a time: b is live in two, so one is refused, clearly...
+        with pytest.raises(RequestError) as err:
+            await one.conn.load_session(cwd=str(tmp_path), session_id=b)
+        assert err.value.code == -32602 and "open in another langacp process" in str(err.value.data)
+        # ... until two closes it.
+        await two.conn.close_session(session_id=b)
         await one.conn.load_session(cwd=str(tmp_path), session_id=b)
         assert one.client.text(b).endswith("done: 4")
 

@@ -79,11 +79,29 @@ async def test_a_corrupt_record_is_an_error_and_stays_as_it_was(tmp_path: Path) 
         with pytest.raises(StoreError, match="not valid JSON"):
             await store.get("bad")
         listed, _ = await store.list()
-        assert [r.session_id for r in listed] == ["good"]  # listed without the unreadable one
+        # Still listed (the list is never silently shorter), its title says why it cannot be loaded.
+        assert [r.session_id for r in listed] == ["good", "bad"]
+        assert listed[1].title is not None and listed[1].title.startswith("(unreadable session record")
+        assert listed[1].cwd == "/a"
     finally:
         await store.aclose()
     with sqlite3.connect(path) as db:
         assert db.execute("SELECT record FROM langacp_sessions WHERE session_id = 'bad'").fetchone() == ("{not json",)
+
+
+async def test_a_record_that_is_not_utf8_is_an_error_naming_the_session(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    store = await opened(path)
+    await store.put(SessionRecord(session_id="latin", cwd="/a"))
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE langacp_sessions SET record = CAST(X'7B22E9227D' AS TEXT) WHERE session_id = 'latin'")
+    try:
+        with pytest.raises(StoreError, match="session latin is not UTF-8"):
+            await store.get("latin")
+        listed, _ = await store.list()
+        assert [r.session_id for r in listed] == ["latin"]
+    finally:
+        await store.aclose()
 
 
 async def test_two_stores_share_one_file_in_wal_mode(tmp_path: Path) -> None:

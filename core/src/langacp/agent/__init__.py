@@ -106,6 +106,9 @@ class LangacpAgent:
     async def _send_update(self, session_id: str, update: Any) -> None:
         if self.client is None:
             return
+        session = self.registry.live.get(session_id)
+        if session is not None and session.ids is not None:
+            update = session.ids.outgoing(update)
         await self.client.session_update(session_id=session_id, update=update)
 
     # -- initialize / authenticate -------------------------------------------------------------
@@ -219,4 +222,5 @@ class LangacpAgent:
         """Cancel running prompts and close every session (stdin EOF or a signal)."""
         self._prompts.closing = True
         await self.registry.close_all()
+        self.registry.leases.stop()
         await self.loader.aclose()

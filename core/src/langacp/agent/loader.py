@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from acp import RequestError
@@ -26,12 +27,43 @@ class Loader:
         self.store_url = store_url
         self._ready: asyncio.Task[tuple[Target, SessionStore]] | None = None
         self._persistent: bool | None = None
+        self.on_fatal: Callable[[str], None] | None = None
+        self._stage = "target"
+        """What ``_load`` is doing: ``target`` (importing it), then ``store``."""
+        """Called with a one-line reason when the target or the store cannot be loaded (``langacp serve`` exits)."""
 
     def start(self) -> None:
         """Start importing the target and opening the store in the background (idempotent)."""
         if self._ready is None:
             self._ready = asyncio.get_running_loop().create_task(self._load(), name="langacp.load")
-            self._ready.add_done_callback(_log_load_failure)
+            self._ready.add_done_callback(self._load_done)
+
+    def ready(self) -> bool:
+        """The target and store are loaded (and did not fail)."""
+        return (
+            self._ready is not None
+            and self._ready.done()
+            and not self._ready.cancelled()
+            and not self._ready.exception()
+        )
+
+    def _load_done(self, task: asyncio.Task[Any]) -> None:
+        """A target that cannot load is fatal when served (``on_fatal``); a store that cannot be
+        opened (a database that may come back) fails each session request with the reason."""
+        if task.cancelled() or task.exception() is None:
+            return
+        if self._stage != "target":
+            log.error("langacp: cannot open the session store: %s", task.exception())
+            return
+        exc = task.exception()
+        details = getattr(exc, "data", None)
+        if isinstance(details, dict):
+            details = details.get("details", details)
+        message = f"cannot serve {self.target_spec}: {details or exc}"
+        if self.on_fatal is not None:
+            self.on_fatal(message)
+        else:
+            log.error("langacp: %s", message)
 
     async def target_and_store(self) -> tuple[Target, SessionStore]:
         """The loaded target and store; -32603 with the reason if they cannot be loaded."""
@@ -94,6 +126,7 @@ class Loader:
             target = await (await asyncio.to_thread(load_target_driver, spec.driver)).load(spec)
         else:
             target = await asyncio.to_thread(self._load_target)
+        self._stage = "store"
         store = target.store if target.store is not None else await asyncio.to_thread(open_store, self.store_url)
         opener = getattr(store, "aopen", None)
         if opener is not None:  # drivers whose connection must be made on the event loop
@@ -120,8 +153,3 @@ class Loader:
         target = load_target(self.target_spec)
         tracing.install()  # LangSmith is imported by now (or here, off the event loop)
         return target
-
-
-def _log_load_failure(task: asyncio.Task[Any]) -> None:
-    if not task.cancelled() and task.exception() is not None:
-        log.error("langacp: cannot load the agent: %s", task.exception())

@@ -42,6 +42,8 @@ class PromptMethods:
             )
         if self.closing:
             raise RequestError.internal_error({"details": "the agent is shutting down"})
+        session.cancel_requested = session.started = False
+        session.ids.new_turn()
         session.turn = asyncio.get_running_loop().create_task(self._turn(session, prompt), name="langacp.turn")
         try:
             return await asyncio.shield(session.turn)
@@ -75,10 +77,13 @@ class PromptMethods:
         outcome = TurnOutcome()
         runner = TurnRunner(self.plugins, context, session.sink, session.graph, guarded=session.guarded)
         enter_turn(runner)  # in this turn's own task (and its graph): the tool guard and the plugins find it
+        runner.outcome = outcome
         config: dict[str, Any] = {**session.config, "recursion_limit": self.recursion_limit}
-        session.cancellable = True
+        session.cancellable = session.started = True
         try:
             await self.plugins.prompt_started(context, prompt)
+            if session.cancel_requested:
+                raise asyncio.CancelledError
             await runner.run({"messages": [HumanMessage(content=content)]}, config, outcome)
         except asyncio.CancelledError:
             outcome.cancelled = True

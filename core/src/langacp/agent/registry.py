@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from acp import RequestError
 
 from langacp.session_data import sync_record
-from langacp.stores import SessionRecord, SessionStore, StoreError, now_iso
+from langacp.stores import Leases, SessionBusy, SessionRecord, SessionStore, StoreError, now_iso
 from langacp.types import SessionContext
 
 if TYPE_CHECKING:
@@ -47,6 +47,14 @@ class Session:
     turn: asyncio.Task[PromptResponse] | None = None
     cancellable: bool = False
     """The turn is running the graph; once it is cleaning up, a cancel must not interrupt it."""
+    cancel_requested: bool = False
+    """A cancel arrived before the turn began running the graph (e.g. in the same read as its
+    prompt: the SDK starts one task per message, and the turn's own task starts after the
+    cancel's): the turn ends as ``cancelled`` as soon as it starts."""
+    started: bool = False
+    """The turn began running the graph (it may be cleaning up now)."""
+    ids: Any = None
+    """The session's :class:`~langacp.bridge.ToolCallIds`: tool call ids unique across turns."""
 
     @property
     def busy(self) -> bool:
@@ -58,6 +66,8 @@ class Session:
         if self.turn is not None and self.busy and self.cancellable:
             self.cancellable = False
             self.turn.cancel()
+        elif self.turn is not None and self.busy and not self.started:
+            self.cancel_requested = True
 
     @property
     def config(self) -> dict[str, Any]:
@@ -83,6 +93,8 @@ class SessionRegistry:
         self.live: dict[str, Session] = {}
         self._send = send
         self._warned_unguarded = False
+        self.leases = Leases()
+        """One process serves a session at a time (see ``langacp.stores``)."""
 
     def get(self, session_id: str) -> Session:
         """The live session ``session_id``; -32002 if there is none."""
@@ -100,10 +112,16 @@ class SessionRegistry:
 
     async def open(self, record: SessionRecord, mcp_servers: list[Any] | None, *, created: bool) -> Session:
         """Build the session's context and graph (plugins told first), register it and store its record."""
+        from langacp.bridge import ToolCallIds
         from langacp.operations import open_outbox
 
         target, store = await self.loader.target_and_store()
         session_id = record.session_id
+        try:
+            await self.leases.take(store, session_id)
+        except SessionBusy as exc:
+            raise RequestError.invalid_params({"details": str(exc)}) from exc
+        ids = ToolCallIds()
         context = SessionContext(
             session_id=session_id,
             cwd=record.cwd,
@@ -113,7 +131,7 @@ class SessionRegistry:
             mode_id=record.mode_id,
             title=record.title,
             stored=record.data,
-            client=self.client,
+            client=_AliasingClient(self.client, ids) if self.client is not None else None,
             plugins=self.plugins,
         )
         sink, release = open_outbox(self.plugins, context, functools.partial(self._send, session_id))
@@ -122,8 +140,9 @@ class SessionRegistry:
             graph, guarded = await self._build(target, store, context, created=created)
         except BaseException:
             await self._release(context)
+            await self.leases.free(store, session_id)
             raise
-        session = Session(context=context, record=record, graph=graph, sink=sink, guarded=guarded)
+        session = Session(context=context, record=record, graph=graph, sink=sink, guarded=guarded, ids=ids)
         context.graph = graph
         context.new_thread = functools.partial(self.new_thread, session)
         self.live[session_id] = session
@@ -147,6 +166,9 @@ class SessionRegistry:
         session = await self.open(record, mcp_servers, created=False)
         try:
             messages = await self._repair(session)
+            from langacp.replay import replayed_ids
+
+            session.ids.used.update(replayed_ids(messages))
         except Exception as exc:
             log.exception("cannot read the thread of session %s", session_id)
             await self.close(session)
@@ -194,6 +216,8 @@ class SessionRegistry:
             log.exception("a plugin failed while closing session %s", session.context.session_id)
         await session.sink.flush()
         await session.sink.aclose()
+        if self.loader.ready():
+            await self.leases.free(await self.loader.store(), session.context.session_id)
 
     async def close_all(self) -> None:
         """Cancel running prompts and close every session, all at once."""
@@ -268,6 +292,24 @@ class SessionRegistry:
             )
             messages = await session.messages()
         return messages
+
+
+class _AliasingClient:
+    """The client as a session's plugins see it: permission requests use the turn's tool call ids."""
+
+    def __init__(self, client: Any, ids: Any) -> None:
+        self._client = client
+        self._ids = ids
+
+    async def request_permission(self, *args: Any, **kwargs: Any) -> Any:
+        tool_call = kwargs.get("tool_call")
+        call_id = getattr(tool_call, "tool_call_id", None)
+        if tool_call is not None and isinstance(call_id, str) and self._ids.of(call_id) != call_id:
+            kwargs["tool_call"] = tool_call.model_copy(update={"tool_call_id": self._ids.of(call_id)})
+        return await self._client.request_permission(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._client, name)
 
 
 def check_dirs(cwd: str, additional_directories: list[str] | None) -> None:

@@ -55,6 +55,7 @@ class SessionMethods:
         try:
             if messages is None:  # the session was live: not read from storage by restore()
                 messages = await session.messages()
+            session.ids.reset()  # the replay sends (and so registers) every id again
             replay_messages(self.plugins, session.context, messages, session.sink)
         except Exception as exc:
             log.exception("cannot replay session %s", session_id)

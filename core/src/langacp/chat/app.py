@@ -115,6 +115,9 @@ class Chat:
     def __init__(self, options: ChatOptions) -> None:
         self.options = options
         self.renderer: Renderer = JsonRenderer() if options.json else TerminalRenderer()
+        console = getattr(self.renderer, "console", None)
+        if console is not None:  # rich's own reaction to a closed stdout is SystemExit(1) from inside a task
+            console.on_broken_pipe = self._on_console_broken_pipe
         self.interactive = options.prompt is None
         self.lines: LineReader | None = None
         self.acp: AcpConnection | None = None
@@ -125,11 +128,13 @@ class Chat:
         self._cancelling: asyncio.Future[None] | None = None
         self.question: asyncio.Future[None] | None = None
         self.main: asyncio.Task[Any] | None = None
+        self.stdout_gone = False
 
     # -- agent process -------------------------------------------------------------------------
 
     async def _spawn(self) -> None:
         handler = ChatHandler(self.renderer)
+        handler.on_stdout_closed = self._on_stdout_closed
         policy = chat_policy(self.options.policy, handler, self._ask if self._can_ask() else None)
         self.acp = AcpConnection(handler, policy, stderr_lines=STDERR_TAIL, on_stderr=self._agent_line)
         command = list(self.options.command)
@@ -146,6 +151,18 @@ class Chat:
                 self.renderer.agent_log(line)
 
     # -- Ctrl-C and permission questions -------------------------------------------------------
+
+    def _on_stdout_closed(self) -> None:
+        """Whoever read our output went away: stop quietly (``run_chat`` exits 141)."""
+        if not self.stdout_gone:
+            self.stdout_gone = True
+            stdout_closed()
+            if self.main is not None:
+                self.main.cancel()
+
+    def _on_console_broken_pipe(self) -> None:
+        self.renderer.console.quiet = True  # type: ignore[attr-defined]
+        self._on_stdout_closed()
 
     def _on_sigint(self) -> None:
         if self.turn is not None and not self.turn.done() and not self.cancel_sent:
@@ -377,11 +394,30 @@ def _describe(exc: Any) -> str:
     return f"{exc} ({details})" if details else str(exc)
 
 
+EXIT_STDOUT_CLOSED = 141
+"""Exit code when whoever reads our stdout goes away (128 + SIGPIPE, as a shell reports it)."""
+
+
+def stdout_closed() -> None:
+    """Point stdout at /dev/null: whoever read it went away, and further writes must not raise."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    with contextlib.suppress(OSError):
+        os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+
+
 def run_chat(options: ChatOptions) -> int:
     """Run the chat until the user exits (or, with ``--prompt``, one turn); returns the exit code."""
     if options.json:
         sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
+    chat = Chat(options)
     try:
-        return asyncio.run(Chat(options).run())
+        code = asyncio.run(chat.run())
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        chat.stdout_gone = True
+    if chat.stdout_gone:
+        stdout_closed()
+        return EXIT_STDOUT_CLOSED
+    return code

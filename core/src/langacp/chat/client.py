@@ -29,6 +29,8 @@ class ChatHandler:
         self.how = ""
         """Why the last permission was answered as it was (``--yes``, …), shown with the answer."""
         self._requests: dict[str, PermissionRequest] = {}
+        self.on_stdout_closed: Callable[[], None] | None = None
+        """Called when stdout is closed under us (``langacp chat … | head -1``)."""
 
     @property
     def client_capabilities(self) -> ClientCapabilities:
@@ -37,7 +39,12 @@ class ChatHandler:
         return ClientCapabilities()
 
     def on_update(self, session_id: str, update: Any) -> None:
-        self.renderer.update(session_id, update)
+        try:
+            self.renderer.update(session_id, update)
+        except BrokenPipeError:
+            if self.on_stdout_closed is None:
+                raise
+            self.on_stdout_closed()
 
     def on_permission_request(self, request: PermissionRequest) -> None:
         self._requests[request.tool_call.tool_call_id] = request

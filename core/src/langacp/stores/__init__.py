@@ -17,15 +17,24 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 _log = logging.getLogger("langacp.stores")
 
 __all__ = [
+    "LEASE_SCHEMA",
+    "LEASE_TTL",
     "STORE_GROUP",
     "InvalidCursor",
+    "Leases",
+    "SessionBusy",
     "SessionRecord",
     "SessionStore",
     "StoreError",
     "copy_thread",
     "decode_cursor",
     "default_store_url",
+    "describe_owner",
+    "driver_name",
     "encode_cursor",
+    "holder_is_gone",
+    "lease_owner",
+    "lease_statements",
     "list_page",
     "list_query",
     "load_store_driver",
@@ -118,6 +127,12 @@ class SessionStore(Protocol):
     # Optional: ``async def delete(self, session_id: str) -> None``: remove the record (the agent
     # removes the session's threads through the checkpointer first). A driver with it offers
     # ``session/delete``; deleting an unknown id is not an error.
+    #
+    # Optional, for stores several processes share (see "Leases" below):
+    # ``async def acquire(self, session_id, owner, ttl) -> str | None`` (``None``: the lease is
+    # ``owner``'s now; else the owner holding it), ``async def renew(self, owner, ttl) -> None``,
+    # ``async def release(self, session_id, owner) -> None``. And ``validate_url(url)`` (a static
+    # method) raising ``ValueError`` for a URL the driver cannot use, checked before serving.
 
 
 def session_threads(session_id: str, record: SessionRecord | None) -> list[str]:
@@ -128,7 +143,8 @@ def session_threads(session_id: str, record: SessionRecord | None) -> list[str]:
     return list(dict.fromkeys(t for t in threads if isinstance(t, str) and t))
 
 
-def _driver_name(url: str) -> str:
+def driver_name(url: str) -> str:
+    """The driver a store URL names: its scheme (``sqlite:///x.db`` → ``sqlite``)."""
     return url.split(":", 1)[0] if ":" in url else url
 
 
@@ -136,7 +152,7 @@ def load_store_driver(url: str) -> type[SessionStore]:
     """The driver class for ``url``, without instantiating it (cheap: no database opened)."""
     from stevedore import DriverManager
 
-    name = _driver_name(url)
+    name = driver_name(url)
     try:
         manager: Any = DriverManager(namespace=STORE_GROUP, name=name, invoke_on_load=False)
     except Exception as exc:  # stevedore raises NoMatches / NoUniqueMatch / import errors
@@ -176,21 +192,29 @@ def decode_cursor(cursor: str) -> tuple[str, str]:
 
 def record_from_json(session_id: str, raw: Any) -> SessionRecord:
     """Parse a stored JSON record of ``session_id``; :class:`StoreError` if it is not one."""
+    if isinstance(raw, (bytes, bytearray, memoryview)):
+        try:
+            raw = bytes(raw).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise StoreError(f"the record of session {session_id} is not UTF-8 text ({exc})") from exc
     try:
         data = json.loads(raw)
     except (TypeError, ValueError) as exc:
-        raise StoreError(f"the record is not valid JSON ({exc})") from exc
+        raise StoreError(f"the record of session {session_id} is not valid JSON ({exc})") from exc
     record = SessionRecord.from_dict(data)
     if record.session_id != session_id:
         raise StoreError(f"the record holds session id {record.session_id!r}")
     return record
 
 
-def list_query(*, cwd: str | None, cursor: str | None, limit: int, mark: str = "?") -> tuple[str, list[Any]]:
+def list_query(
+    *, cwd: str | None, cursor: str | None, limit: int, mark: str = "?", record: str = "record"
+) -> tuple[str, list[Any]]:
     """SQL and parameters for one page of the ``langacp_sessions`` table the SQL drivers share.
 
-    Newest first; ``mark`` is the driver's parameter placeholder (``?`` or ``%s``). One row more
-    than ``limit`` is asked for, so :func:`list_page` knows whether another page follows.
+    Newest first; ``mark`` is the driver's parameter placeholder (``?`` or ``%s``); ``record``
+    the SQL expression that reads the record column (PostgreSQL reads it as UTF-8 bytes). One
+    row more than ``limit`` is asked for, so :func:`list_page` knows whether another page follows.
     """
     where: list[str] = []
     params: list[Any] = []
@@ -200,26 +224,37 @@ def list_query(*, cwd: str | None, cursor: str | None, limit: int, mark: str = "
     if cursor is not None:
         where.append(f"(updated_at, session_id) < ({mark}, {mark})")
         params.extend(decode_cursor(cursor))
-    sql = "SELECT session_id, updated_at, record FROM langacp_sessions"
+    sql = f"SELECT session_id, cwd, updated_at, {record} AS record FROM langacp_sessions"
     if where:
         sql += " WHERE " + " AND ".join(where)
     return f"{sql} ORDER BY updated_at DESC, session_id DESC LIMIT {mark}", [*params, limit + 1]
 
 
 def list_page(rows: list[Any], limit: int) -> tuple[list[SessionRecord], str | None]:
-    """Records of the first ``limit`` rows (unreadable ones are logged and skipped) and the next cursor.
+    """Records of the first ``limit`` rows and the next cursor.
 
-    ``rows`` are ``(session_id, updated_at, record)``, at most ``limit + 1`` of them.
+    ``rows`` are ``(session_id, cwd, updated_at, record)``, at most ``limit + 1`` of them. A
+    record that cannot be read (not UTF-8, not JSON, not a record) is still listed, titled with
+    the reason and logged: the list is never silently shorter, and loading that session
+    gives a clear error.
     """
     records: list[SessionRecord] = []
-    for session_id, _updated_at, raw in rows[:limit]:
+    for session_id, cwd, updated_at, raw in rows[:limit]:
         try:
             records.append(record_from_json(session_id, raw))
         except StoreError as exc:
-            _log.warning("langacp: session %s is not listed: its record cannot be read (%s)", session_id, exc)
+            _log.warning("langacp: %s", exc)
+            records.append(
+                SessionRecord(
+                    session_id=str(session_id),
+                    cwd=str(cwd),
+                    updated_at=str(updated_at),
+                    title=f"(unreadable session record: {exc})",
+                )
+            )
     if len(rows) <= limit:
         return records, None
-    session_id, updated_at, _raw = rows[limit - 1]
+    session_id, _cwd, updated_at, _raw = rows[limit - 1]
     return records, encode_cursor(updated_at, session_id)
 
 
@@ -255,3 +290,140 @@ async def copy_thread(checkpointer: Any, source: str, target: str) -> bool:
     for (task_id, task_path), writes in by_task.items():
         await checkpointer.aput_writes(saved, writes, task_id, task_path)
     return True
+
+
+# -- Leases: one process serves a session at a time -------------------------------------------------
+#
+# Two agent processes serving one session would both write its thread, and LangGraph keeps only
+# one branch: turns would vanish. A process that opens a session takes its lease (a row in
+# ``langacp_leases``), renews it while the session is open and frees it when the session closes.
+# A lease whose holder died is taken over: at once when the holder ran on this machine (its pid
+# is gone), else when it expires (``LEASE_TTL`` seconds after the holder's last renewal).
+
+LEASE_TTL = 30.0
+"""Seconds a lease lasts without renewal; the agent renews every third of it."""
+
+LEASE_SCHEMA = """CREATE TABLE IF NOT EXISTS langacp_leases (
+    session_id TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    expires_at DOUBLE PRECISION NOT NULL
+)"""
+
+
+def lease_statements(mark: str = "?") -> dict[str, str]:
+    """The SQL the SQL drivers share for leases (``mark``: the driver's parameter placeholder)."""
+    return {
+        # Take it if it is free, ours or expired; then read who holds it.
+        "take": "INSERT INTO langacp_leases (session_id, owner, expires_at) "
+        f"VALUES ({mark}, {mark}, {mark}) ON CONFLICT (session_id) DO UPDATE SET owner = excluded.owner, "
+        "expires_at = excluded.expires_at WHERE langacp_leases.owner = excluded.owner "
+        f"OR langacp_leases.expires_at < {mark}",
+        "holder": f"SELECT owner FROM langacp_leases WHERE session_id = {mark}",
+        "drop_dead": f"DELETE FROM langacp_leases WHERE session_id = {mark} AND owner = {mark}",
+        "renew": f"UPDATE langacp_leases SET expires_at = {mark} WHERE owner = {mark}",
+        "release": f"DELETE FROM langacp_leases WHERE session_id = {mark} AND owner = {mark}",
+    }
+
+
+_owner: str | None = None
+
+
+def lease_owner() -> str:
+    """This process as a lease holder: ``host:pid:token``."""
+    global _owner
+    if _owner is None:
+        import os
+        import socket
+        import uuid
+
+        _owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+    return _owner
+
+
+def holder_is_gone(owner: str) -> bool:
+    """Whether the process holding a lease is known to be dead (it ran on this machine and its pid is gone)."""
+    import os
+    import socket
+
+    parts = owner.split(":")
+    if len(parts) < 3 or not parts[-2].isdigit():
+        return False
+    host = ":".join(parts[:-2])
+    if host != socket.gethostname():
+        return False
+    pid = int(parts[-2])
+    if pid == os.getpid():
+        return owner != lease_owner()
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False
+
+
+def describe_owner(owner: str) -> str:
+    """``pid 123 on host``, for an error message."""
+    parts = owner.split(":")
+    if len(parts) >= 3:
+        return f"pid {parts[-2]} on {':'.join(parts[:-2])}"
+    return owner
+
+
+class SessionBusy(Exception):
+    """Another process serves this session (it holds the session's lease)."""
+
+
+class Leases:
+    """The leases of the sessions this process has open, renewed in the background."""
+
+    def __init__(self, ttl: float = LEASE_TTL) -> None:
+        self.ttl = ttl
+        self.owner = lease_owner()
+        self._held: set[str] = set()
+        self._renewer: Any = None
+
+    async def take(self, store: Any, session_id: str) -> None:
+        """Take ``session_id``'s lease; :class:`SessionBusy` if another live process holds it."""
+        acquire = getattr(store, "acquire", None)
+        if acquire is None:
+            return  # a store one process owns (memory)
+        holder = await acquire(session_id, self.owner, self.ttl)
+        if holder is not None:
+            raise SessionBusy(
+                f"session {session_id} is open in another langacp process ({describe_owner(holder)}); "
+                "close it there (or end that process) and try again"
+            )
+        self._held.add(session_id)
+        if self._renewer is None:
+            import asyncio
+
+            self._renewer = asyncio.get_running_loop().create_task(self._renew(store), name="langacp.leases")
+
+    async def free(self, store: Any, session_id: str) -> None:
+        """Give ``session_id``'s lease back (a failure is logged: the lease then expires)."""
+        if session_id not in self._held:
+            return
+        self._held.discard(session_id)
+        try:
+            await store.release(session_id, self.owner)
+        except Exception as exc:  # noqa: BLE001 - the store may be gone; the lease expires
+            _log.warning("langacp: cannot release the lease of session %s: %s", session_id, exc)
+
+    async def _renew(self, store: Any) -> None:
+        import asyncio
+
+        while True:
+            await asyncio.sleep(self.ttl / 3)
+            if not self._held:
+                continue
+            try:
+                await store.renew(self.owner, self.ttl)
+            except Exception as exc:  # noqa: BLE001 - retried at the next tick
+                _log.warning("langacp: cannot renew session leases: %s", exc)
+
+    def stop(self) -> None:
+        if self._renewer is not None:
+            self._renewer.cancel()
+            self._renewer = None

@@ -299,11 +299,11 @@ async def serve_raw_in_process(
 
 async def _pipe() -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
     """An OS pipe as asyncio streams: (its reading end, its writing end)."""
-    from langacp.server import STDIO_LIMIT
+    from langacp.transport import max_message_bytes
 
     loop = asyncio.get_running_loop()
     read_fd, write_fd = os.pipe()
-    reader = asyncio.StreamReader(limit=STDIO_LIMIT)
+    reader = asyncio.StreamReader(limit=max_message_bytes() + 1)
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(read_fd, "rb", 0))
     transport, protocol = await loop.connect_write_pipe(
         lambda: asyncio.StreamReaderProtocol(asyncio.StreamReader()), os.fdopen(write_fd, "wb", 0)

@@ -7,14 +7,16 @@ and stop the command when the turn is cancelled (``asyncio.CancelledError`` in t
   the output live, ``terminal/wait_for_exit``, ``terminal/output``, ``terminal/release``
   (``terminal/kill`` first on a timeout or a cancel);
 * local: ``bash -c`` (``sh`` without bash) in a new process group; on a timeout or a cancel
-  the whole group gets SIGTERM, then SIGKILL. Whatever the command leaves running in the
-  background when it exits is stopped too.
+  the whole group gets SIGTERM, then SIGKILL. The command's turn ends when the command
+  exits: what it leaves running in the background (``server &``) does not hold the turn open
+  (its output is not waited for) and is stopped when the session closes. Every group is
+  registered with the core's watchdog (``langacp.processes``), so none outlives the agent,
+  even after ``kill -9``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import os
 import shutil
@@ -25,7 +27,7 @@ from typing import Any
 
 from langchain_core.tools import ToolException
 
-from langacp.api import SessionContext, SessionPaths
+from langacp.api import SessionContext, SessionPaths, killpg, stop_group, unwatch_group, watch_group
 from langacp_client_tools.access import ClientAccess, target
 from langacp_client_tools.settings import Settings
 
@@ -35,6 +37,8 @@ log = logging.getLogger("langacp_client_tools")
 
 DRAIN_TIMEOUT = 2.0
 """Seconds to wait for the last output once a local command has exited."""
+BACKGROUND_DRAIN = 0.05
+"""Seconds to collect output once a command exited leaving background processes (they may hold the pipe)."""
 CLIENT_CLEANUP_TIMEOUT = 5.0
 
 
@@ -96,11 +100,6 @@ def _signal_name(code: int) -> str:
         return f"signal {code}"
 
 
-def _killpg(pgid: int, sig: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, sig)
-
-
 class CommandRunner:
     """One session's commands; remembers what is running so a closing session stops it."""
 
@@ -112,6 +111,8 @@ class CommandRunner:
         self.settings = settings
         self.paths = paths or SessionPaths(session.cwd, session.additional_directories)
         self.processes: set[asyncio.subprocess.Process] = set()
+        self.background: set[asyncio.subprocess.Process] = set()
+        """Commands that exited leaving processes in their group: stopped when the session closes."""
         self.terminals: set[str] = set()
         self._cleanups: set[asyncio.Task[None]] = set()
 
@@ -232,6 +233,7 @@ class CommandRunner:
             self._background(self._stop_spawned(spawning))
             raise
         self.processes.add(process)
+        watch_group(process.pid)
         tail = TailBuffer(self.settings.output_limit)
         assert process.stdout is not None
         reader = asyncio.get_running_loop().create_task(tail.read_from(process.stdout))
@@ -247,12 +249,16 @@ class CommandRunner:
             self.processes.discard(process)
             self._background(self._stop(process))
             raise
-        _killpg(process.pid, signal.SIGKILL)  # what it left running in the background
-        try:
-            await asyncio.wait_for(reader, DRAIN_TIMEOUT)
-        except TimeoutError:
-            pass  # a process that left the group still holds the pipe; keep what was read
         self.processes.discard(process)
+        left_behind = not timed_out and killpg(process.pid, 0)
+        if left_behind:  # `cmd &`: the turn goes on; the session stops them when it closes
+            self.background.add(process)
+        else:
+            unwatch_group(process.pid)
+        try:
+            await asyncio.wait_for(asyncio.shield(reader), BACKGROUND_DRAIN if left_behind else DRAIN_TIMEOUT)
+        except TimeoutError:
+            reader.cancel()  # a background process holds the pipe; keep what was read
         code = process.returncode
         return Outcome(
             output=tail.text(),
@@ -271,15 +277,9 @@ class CommandRunner:
 
     async def _stop(self, process: asyncio.subprocess.Process) -> None:
         """SIGTERM to the command's process group, SIGKILL after the grace period."""
-        _killpg(process.pid, signal.SIGTERM)
-        try:
-            await asyncio.wait_for(process.wait(), self.settings.kill_grace)
-        except TimeoutError:
-            pass
-        _killpg(process.pid, signal.SIGKILL)
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(process.wait(), DRAIN_TIMEOUT)
+        await stop_group(process, self.settings.kill_grace, wait=DRAIN_TIMEOUT)
         self.processes.discard(process)
+        self.background.discard(process)
 
     # -- clean-up ------------------------------------------------------------------------------
 
@@ -292,7 +292,7 @@ class CommandRunner:
 
     async def aclose(self) -> None:
         """Stop every command still running (the session is closing)."""
-        for process in list(self.processes):
+        for process in [*self.processes, *self.background]:
             self._background(self._stop(process))
         for terminal_id in list(self.terminals):
             self._background(self._release(terminal_id, kill=True))

@@ -27,6 +27,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.types import CallToolResult
 
+from langacp.api import watching_new_groups
 from langacp_mcp.config import ServerSpec, base_environment
 from langacp_mcp.content import for_the_model
 
@@ -122,8 +123,12 @@ class ServerConnection:
                 env={**base_environment(), **spec.env},
                 cwd=spec.cwd or (self.cwd if os.path.isdir(self.cwd) else None),
             )
-            async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
-                yield session
+            # The MCP SDK starts the server in a session of its own without telling its pid: the
+            # core's watchdog learns the new group, so a kill -9 of the agent stops the server too.
+            with watching_new_groups([spec.command, *spec.args]) as groups:
+                async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+                    groups.collect()
+                    yield session
         else:
             transport = "streamable_http" if spec.transport == "http" else "sse"
             connection: Any = {"transport": transport, "url": spec.url, "headers": dict(spec.headers) or None}

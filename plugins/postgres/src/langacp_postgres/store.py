@@ -12,7 +12,16 @@ import logging
 import re
 from typing import Any, ClassVar
 
-from langacp.api import SessionRecord, StoreError, list_page, list_query, record_from_json
+from langacp.api import (
+    LEASE_SCHEMA,
+    SessionRecord,
+    StoreError,
+    holder_is_gone,
+    lease_statements,
+    list_page,
+    list_query,
+    record_from_json,
+)
 
 __all__ = ["PostgresStore", "redact"]
 
@@ -20,6 +29,14 @@ log = logging.getLogger("langacp.postgres")
 
 CONNECT_TIMEOUT = 10.0
 POOL_MAX = 4
+RECORD_BYTES = "convert_to(record, 'UTF8')"
+"""The record column as UTF-8 bytes, decoded by us (any server encoding but ``SQL_ASCII``)."""
+RECORD_RAW_BYTES = "convert_to(record, 'SQL_ASCII')"
+"""In a ``SQL_ASCII`` database the server keeps bytes as they came and cannot convert them: read
+them raw. A record there that is not UTF-8 is then an error naming its session, not a failed
+query (or, as psycopg would return bytes there, records that vanish from the list)."""
+CONNECTION = {"autocommit": True, "prepare_threshold": 0, "client_encoding": "UTF8"}
+"""Connection settings; ``client_encoding``: text is UTF-8 whatever the server's encoding."""
 SETUP_LOCK = 0x6C616E67616370  # pg_advisory_lock key: one process at a time creates or migrates tables
 
 SCHEMA = (
@@ -31,7 +48,9 @@ SCHEMA = (
     )""",
     "CREATE INDEX IF NOT EXISTS langacp_sessions_recent ON langacp_sessions (updated_at DESC, session_id DESC)",
     "CREATE INDEX IF NOT EXISTS langacp_sessions_cwd ON langacp_sessions (cwd, updated_at DESC, session_id DESC)",
+    LEASE_SCHEMA,
 )
+_LEASES = lease_statements("%s")
 
 
 async def _lock(conn: Any) -> None:
@@ -57,12 +76,24 @@ class PostgresStore:
 
     persistent: ClassVar[bool] = True
 
+    @staticmethod
+    def validate_url(url: str) -> None:
+        """Raise ``ValueError`` if ``url`` is not a PostgreSQL URL or psycopg is missing (no connection made)."""
+        import importlib.util
+
+        if not url.startswith(("postgres://", "postgresql://")):
+            raise ValueError(f"not a PostgreSQL URL: {redact(url)!r} (expected postgresql://user@host/dbname)")
+        for module, dist in (("psycopg", "psycopg[binary]"), ("psycopg_pool", "psycopg-pool")):
+            if importlib.util.find_spec(module) is None:
+                raise ValueError(f"the {module} package is missing: pip install {dist} (or reinstall langacp-postgres)")
+
     def __init__(self, url: str) -> None:
         if not url.startswith(("postgres://", "postgresql://")):
             raise ValueError(f"not a PostgreSQL URL: {redact(url)!r} (expected postgresql://user@host/dbname)")
         self.url = url
         self.checkpointer: Any = None
         self._pool: Any = None
+        self._record = RECORD_BYTES
 
     async def aopen(self) -> None:
         """Connect the pool and create the tables (once per database, under an advisory lock)."""
@@ -76,15 +107,20 @@ class PostgresStore:
             min_size=1,
             max_size=POOL_MAX,
             open=False,
-            kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row},
+            kwargs={**CONNECTION, "row_factory": dict_row},
         )
         try:
             # One direct attempt first: the pool retries until its timeout and then only says "timed out".
-            probe = await psycopg.AsyncConnection.connect(self.url, connect_timeout=int(CONNECT_TIMEOUT))
+            probe = await psycopg.AsyncConnection.connect(
+                self.url, connect_timeout=int(CONNECT_TIMEOUT), client_encoding="UTF8"
+            )
             await probe.close()
             await pool.open(wait=True, timeout=CONNECT_TIMEOUT)
             saver = AsyncPostgresSaver(pool)
             async with pool.connection() as conn:
+                encoding = await (await conn.execute("SHOW server_encoding")).fetchone()
+                if encoding and str(encoding["server_encoding"]).upper() == "SQL_ASCII":
+                    self._record = RECORD_RAW_BYTES
                 await _lock(conn)
                 try:
                     await saver.setup()
@@ -112,7 +148,9 @@ class PostgresStore:
 
     async def get(self, session_id: str) -> SessionRecord | None:
         async with self._pool.connection() as conn:
-            cursor = await conn.execute("SELECT record FROM langacp_sessions WHERE session_id = %s", (session_id,))
+            cursor = await conn.execute(
+                f"SELECT {self._record} AS record FROM langacp_sessions WHERE session_id = %s", (session_id,)
+            )
             row = await cursor.fetchone()
         return None if row is None else record_from_json(session_id, row["record"])
 
@@ -123,10 +161,38 @@ class PostgresStore:
     async def list(
         self, *, cwd: str | None = None, cursor: str | None = None, limit: int = 50
     ) -> tuple[list[SessionRecord], str | None]:
-        sql, params = list_query(cwd=cwd, cursor=cursor, limit=limit, mark="%s")
+        sql, params = list_query(cwd=cwd, cursor=cursor, limit=limit, mark="%s", record=self._record)
         async with self._pool.connection() as conn:
             rows = await (await conn.execute(sql, params)).fetchall()
-        return list_page([(r["session_id"], r["updated_at"], r["record"]) for r in rows], limit)
+        return list_page([(r["session_id"], r["cwd"], r["updated_at"], r["record"]) for r in rows], limit)
+
+    async def acquire(self, session_id: str, owner: str, ttl: float) -> str | None:
+        """Take the lease of ``session_id`` for ``owner``; ``None`` if taken, else who holds it."""
+        import time
+
+        holder = owner
+        async with self._pool.connection() as conn:
+            for _attempt in range(2):
+                await conn.execute(_LEASES["take"], (session_id, owner, time.time() + ttl, time.time()))
+                row = await (await conn.execute(_LEASES["holder"], (session_id,))).fetchone()
+                holder = str(row["owner"]) if row else owner
+                if holder == owner:
+                    return None
+                if not holder_is_gone(holder):
+                    return holder
+                await conn.execute(_LEASES["drop_dead"], (session_id, holder))
+        return holder
+
+    async def renew(self, owner: str, ttl: float) -> None:
+        """Extend every lease ``owner`` holds."""
+        import time
+
+        async with self._pool.connection() as conn:
+            await conn.execute(_LEASES["renew"], (time.time() + ttl, owner))
+
+    async def release(self, session_id: str, owner: str) -> None:
+        async with self._pool.connection() as conn:
+            await conn.execute(_LEASES["release"], (session_id, owner))
 
     async def aclose(self) -> None:
         if self._pool is not None:

@@ -15,7 +15,16 @@ from pathlib import Path
 from typing import Any, ClassVar
 from urllib.parse import unquote
 
-from langacp.api import SessionRecord, StoreError, list_page, list_query, record_from_json
+from langacp.api import (
+    LEASE_SCHEMA,
+    SessionRecord,
+    StoreError,
+    holder_is_gone,
+    lease_statements,
+    list_page,
+    list_query,
+    record_from_json,
+)
 
 __all__ = ["SqliteStore", "database_path", "default_database_path"]
 
@@ -23,6 +32,11 @@ log = logging.getLogger("langacp.sqlite")
 
 BUSY_TIMEOUT = 30.0
 """Seconds a write waits for another process holding the database lock."""
+
+_LEASES = lease_statements()
+RECORD_BYTES = "CAST(record AS BLOB)"
+"""The record column as bytes, decoded by us: a record that is not UTF-8 is an error naming its
+session, instead of sqlite3's "Could not decode" failing the whole query."""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS langacp_sessions (
@@ -68,6 +82,11 @@ class SqliteStore:
 
     persistent: ClassVar[bool] = True
 
+    @staticmethod
+    def validate_url(url: str) -> None:
+        """Raise ``ValueError`` if ``url`` is not a sqlite URL this driver takes (nothing is opened)."""
+        database_path(url)
+
     def __init__(self, url: str = "sqlite") -> None:
         self.url = url
         self.path = database_path(url)
@@ -87,7 +106,7 @@ class SqliteStore:
             saver = AsyncSqliteSaver(conn)
             await saver.setup()
             async with saver.lock:
-                await conn.executescript(SCHEMA)
+                await conn.executescript(SCHEMA + LEASE_SCHEMA + ";")
                 await conn.commit()
         except Exception as exc:
             await conn.close()
@@ -109,7 +128,7 @@ class SqliteStore:
 
     async def get(self, session_id: str) -> SessionRecord | None:
         async with self._conn.execute(
-            "SELECT record FROM langacp_sessions WHERE session_id = ?", (session_id,)
+            f"SELECT {RECORD_BYTES} FROM langacp_sessions WHERE session_id = ?", (session_id,)
         ) as cursor:
             row = await cursor.fetchone()
         if row is None:
@@ -124,10 +143,43 @@ class SqliteStore:
     async def list(
         self, *, cwd: str | None = None, cursor: str | None = None, limit: int = 50
     ) -> tuple[list[SessionRecord], str | None]:
-        sql, params = list_query(cwd=cwd, cursor=cursor, limit=limit)
+        sql, params = list_query(cwd=cwd, cursor=cursor, limit=limit, record=RECORD_BYTES)
         async with self._conn.execute(sql, params) as rows:
             fetched = list(await rows.fetchall())
         return list_page(fetched, limit)
+
+    async def acquire(self, session_id: str, owner: str, ttl: float) -> str | None:
+        """Take the lease of ``session_id`` for ``owner``; ``None`` if taken, else who holds it."""
+        import time
+
+        holder = owner
+        for _attempt in range(2):
+            async with self.checkpointer.lock:
+                await self._conn.execute(_LEASES["take"], (session_id, owner, time.time() + ttl, time.time()))
+                await self._conn.commit()
+                async with self._conn.execute(_LEASES["holder"], (session_id,)) as cursor:
+                    row = await cursor.fetchone()
+                holder = str(row[0]) if row else owner
+                if holder == owner:
+                    return None
+                if not holder_is_gone(holder):
+                    return holder
+                await self._conn.execute(_LEASES["drop_dead"], (session_id, holder))
+                await self._conn.commit()
+        return holder
+
+    async def renew(self, owner: str, ttl: float) -> None:
+        """Extend every lease ``owner`` holds."""
+        import time
+
+        async with self.checkpointer.lock:
+            await self._conn.execute(_LEASES["renew"], (time.time() + ttl, owner))
+            await self._conn.commit()
+
+    async def release(self, session_id: str, owner: str) -> None:
+        async with self.checkpointer.lock:
+            await self._conn.execute(_LEASES["release"], (session_id, owner))
+            await self._conn.commit()
 
     async def aclose(self) -> None:
         if self._conn is not None:
