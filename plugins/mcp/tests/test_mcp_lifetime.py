@@ -47,7 +47,7 @@ async def test_stdin_eof_stops_every_server_before_the_agent_exits(serve_mcp, tm
 async def test_kill_9_of_the_agent_leaves_no_server_behind(serve_mcp, tmp_path: Path) -> None:
     """The agent cannot stop anything when killed: the core's watchdog stops the server's group."""
     pid_file = tmp_path / "pid"
-    async with serve_mcp() as agent:
+    async with serve_mcp(subprocess=True) as agent:
         await agent.initialize()
         server = stdio_server("s", "--pid-file", str(pid_file), "--linger", "300")
         await agent.conn.new_session(cwd=str(agent.cwd), mcp_servers=[server])
