@@ -185,13 +185,24 @@ async def test_chatty_stderr_does_not_block_the_agent(tmp_path: Path) -> None:
     lines: list[str] = []
     async with AcpConnection(on_stderr=lines.append, stderr_lines=5) as conn:
         command, args = _spawn_args()
+        # 4 MB on stderr before serving: far more than a pipe holds, so an undrained stderr blocks the agent.
+        chatty = tmp_path / "chatty.py"
+        chatty.write_text(
+            "import runpy, sys\n"
+            "for i in range(20000):\n"
+            "    sys.stderr.write(f'chatty line {i} ' + 'x' * 200 + '\\n')\n"
+            "sys.stderr.flush()\n"
+            "sys.argv = ['langacp', *sys.argv[1:]]\n"
+            "runpy.run_module('langacp.cli', run_name='__main__', alter_sys=True)\n"
+        )
+        assert args[:2] == ["-m", "langacp.cli"]
         env = agent_env(extra={"XDG_DATA_HOME": str(tmp_path / "data")})
-        await conn.spawn(command, [*args, "--log-level", "debug"], cwd=tmp_path, env=env)
+        await conn.spawn(command, [str(chatty), *args[2:]], cwd=tmp_path, env=env)
         await conn.initialize()
         sid = (await conn.new_session(tmp_path)).session_id
         for _ in range(3):
             assert (await conn.prompt(sid, "long 200")).stop_reason == "end_turn"
-    assert len(lines) > 5 and len(conn.stderr_tail) == 5  # all seen, the last five kept
+    assert len(lines) >= 20000 and len(conn.stderr_tail) == 5  # all seen, the last five kept
 
 
 async def test_manager_reuses_and_disposes_of_everything(tmp_path: Path) -> None:
