@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from langgraph_sdk import get_client
+
 from langacp.testing.editor import EditorClient
 from langacp_remote.testing import LangGraphDevServer, serve_remote
 
@@ -68,3 +70,30 @@ async def test_remote_editor_tools_without_the_capability_fail_clearly(
         assert await agent.prompt(sid, _tool("run_command", command="echo hi")) == "end_turn"
         assert "does not run commands" in agent.client.text(sid)
         assert client.calls == []
+
+
+async def test_remote_roots_come_from_the_client_not_from_the_thread(
+    langgraph_server: LangGraphDevServer, tmp_path: Path
+) -> None:
+    """Directories written into a thread's metadata (by the server or another client) do not widen the roots."""
+    project, elsewhere = tmp_path / "project", tmp_path / "elsewhere"
+    project.mkdir()
+    elsewhere.mkdir()
+    async with serve_remote(
+        langgraph_server.url, "editor", plugins=["remote"], client=EditorClient(), cwd=project
+    ) as a:
+        sid = await a.start()
+    server = get_client(url=langgraph_server.url)
+    [thread] = await server.threads.search(metadata={"langacp_session_id": sid})
+    record = {**thread["metadata"]["langacp_record"], "additional_directories": [str(elsewhere)]}
+    await server.threads.update(thread["thread_id"], metadata={"langacp_record": record})
+
+    target = elsewhere / "planted.txt"
+    async with serve_remote(
+        langgraph_server.url, "editor", plugins=["remote"], client=EditorClient(), cwd=project
+    ) as b:
+        await b.initialize()
+        await b.conn.load_session(cwd=str(project), session_id=sid)
+        assert await b.prompt(sid, _tool("write_file", path=str(target), content="x")) == "end_turn"
+        assert "outside the session's directories" in b.client.text(sid)
+    assert not target.exists()

@@ -109,6 +109,9 @@ class ThreadStore:
         except StoreError:
             return None
         record.data = _shared_data(record.data)
+        # The session's roots are the client's to give (session/load sends them): directories
+        # written into a thread's metadata must not widen where the editor tools may write.
+        record.additional_directories = []
         return record
 
     async def list(
