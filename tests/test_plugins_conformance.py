@@ -20,11 +20,10 @@ REPO = Path(__file__).resolve().parents[1]
 EXCEPTIONS: dict[str, dict[str, Any]] = {
     # langacp-commands answers every /command nobody else does ("unknown command, try /help").
     "commands": {"answers_everything": frozenset({"langacp_run_command"})},
-    # langacp-tools is the catch-all tool mapper: a kind, locations and result content for any call.
+    # langacp-tools titles, locates and shows the result of any call with arguments (its kind mapper
+    # leaves tools it cannot place to the next plugin).
     "tools": {
-        "answers_everything": frozenset(
-            {"langacp_tool_kind", "langacp_tool_locations", "langacp_tool_result_content", "langacp_tool_title"}
-        )
+        "answers_everything": frozenset({"langacp_tool_locations", "langacp_tool_result_content", "langacp_tool_title"})
     },
     # langacp-content shows any output block, known or not (an unknown one as text, with a warning).
     "content": {"answers_everything": frozenset({"langacp_output_block"})},

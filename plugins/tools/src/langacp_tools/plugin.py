@@ -11,7 +11,7 @@ from typing import Any
 from langacp.api import SessionContext, ToolCallInfo, hookimpl
 from langacp_tools import diffs
 from langacp_tools.config import load_pins
-from langacp_tools.kinds import Kind, kind_of
+from langacp_tools.kinds import Kind, kind_of, tool_part
 from langacp_tools.locations import locations_of
 from langacp_tools.results import result_content
 from langacp_tools.titles import title_of
@@ -47,8 +47,13 @@ def langacp_prompt_finished(session: SessionContext) -> None:
 
 
 @hookimpl
-def langacp_tool_kind(call: ToolCallInfo, session: SessionContext) -> str:
-    return kind_of(call.name, _pins(session))
+def langacp_tool_kind(call: ToolCallInfo, session: SessionContext) -> str | None:
+    """The kind its name says; ``None`` for a tool it cannot place (unless pinned), so a later plugin may answer."""
+    pins = _pins(session)
+    kind = kind_of(call.name, pins)
+    if kind == "other" and not {call.name, tool_part(call.name)} & set(pins):
+        return None  # the core's default is "other" too
+    return kind
 
 
 @hookimpl
