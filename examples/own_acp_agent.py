@@ -68,7 +68,7 @@ def build_agent(conn: Client, session: LibrarySession, checkpointer: Any, snapsh
     model.responder = respond
     return create_agent(
         model,
-        tools=[*workspace_tools(session.context.cwd), *session.tools],  # + plugins': MCP tools, switch_mode, …
+        tools=session.tools_with(workspace_tools(session.context.cwd)),  # + plugins': MCP tools, switch_mode, …
         system_prompt=session.system_prompt(SYSTEM_PROMPT),  # + plugins' additions (MCP servers' instructions)
         middleware=[
             ACPSessionMiddleware(conn, snapshots=snapshots),

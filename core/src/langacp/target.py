@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
+from langacp.tool_names import merge_tools
 from langacp.types import SessionContext
 
 __all__ = [
@@ -79,6 +80,14 @@ class SessionSetup:
     def middleware(self, value: Sequence[Any]) -> None:
         self._middleware = list(value)
 
+    def tools_with(self, tools: Sequence[Any]) -> list[Any]:
+        """Your ``tools`` first, then the plugins' tools whose names yours do not take.
+
+        A plugin tool named like one of yours is left out, with one warning on stderr: yours
+        is the one that runs (see :func:`langacp.tool_names.merge_tools`).
+        """
+        return merge_tools(tools, self.tools, self.session)
+
     def system_prompt(self, base: str | None = None) -> str | None:
         """``base`` followed by the plugins' additions (``None`` if there is nothing)."""
         parts = [p for p in (base, *self.system_prompt_additions) if p]
@@ -93,12 +102,15 @@ class SessionSetup:
         middleware: Sequence[Any] = (),
         **kwargs: Any,
     ) -> Any:
-        """``langchain.agents.create_agent`` with this session's contributions merged in."""
+        """``langchain.agents.create_agent`` with this session's contributions merged in.
+
+        Your tools win a name clash with a plugin's (:meth:`tools_with`).
+        """
         from langchain.agents import create_agent
 
         return create_agent(
             model,
-            tools=[*tools, *self.tools],
+            tools=self.tools_with(tools),
             system_prompt=self.system_prompt(system_prompt),
             middleware=[*self.middleware, *middleware],
             checkpointer=kwargs.pop("checkpointer", self.checkpointer),

@@ -49,6 +49,12 @@ class LibrarySession:
     def session_id(self) -> str:
         return self.context.session_id
 
+    def tools_with(self, tools: Sequence[Any]) -> list[Any]:
+        """Your ``tools`` first, then the plugins' tools whose names yours do not take (one warning per clash)."""
+        from langacp.tool_names import merge_tools
+
+        return merge_tools(tools, self.tools, self.context)
+
     def system_prompt(self, base: str | None = None) -> str | None:
         """``base`` followed by the plugins' additions (``langacp_system_prompt``), as the server builds it."""
         parts = [p for p in (base, *self.plugins.system_prompt_additions(self.context)) if p]

@@ -83,7 +83,8 @@ def langacp_system_prompt(session: SessionContext) -> str:
 @hookimpl(trylast=True)
 def langacp_tool_kind(call: ToolCallInfo, session: SessionContext) -> str | None:
     """Our tools' kinds when no other plugin (langacp-tools, with its user pins) maps them."""
-    return KINDS.get(call.name) if _held(session) is not None else None
+    tools = _held(session)
+    return KINDS.get(call.name) if tools is not None and tools.runs(call.name) else None
 
 
 @hookimpl

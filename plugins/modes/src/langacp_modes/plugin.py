@@ -14,6 +14,9 @@ from langacp_modes.switch_tool import SWITCH_TOOL, ask_to_switch, make_switch_to
 
 log = logging.getLogger("langacp_modes")
 
+TOOL_KEY = "modes.switch_tool"
+"""``SessionContext.state`` key of the session's ``switch_mode`` tool."""
+
 
 @hookimpl
 def langacp_session_created(session: SessionContext) -> None:
@@ -35,17 +38,28 @@ def langacp_session_middleware(session: SessionContext) -> list[Any]:
 
 @hookimpl
 def langacp_session_tools(session: SessionContext) -> list[Any]:
-    return [make_switch_tool(session)]
+    tool = session.state[TOOL_KEY] = make_switch_tool(session)
+    return [tool]
+
+
+def _ours(call: ToolCallInfo, session: SessionContext) -> bool:
+    """A call of our ``switch_mode`` (an app's own tool of that name wins the clash and is not ours)."""
+    if call.name != SWITCH_TOOL:
+        return False
+    from langacp.tool_names import left_out
+
+    tool = session.state.get(TOOL_KEY)
+    return tool is not None and not left_out(session, tool)
 
 
 @hookimpl
 def langacp_tool_kind(call: ToolCallInfo, session: SessionContext) -> str | None:
-    return "switch_mode" if call.name == SWITCH_TOOL else None
+    return "switch_mode" if _ours(call, session) else None
 
 
 @hookimpl
 def langacp_tool_title(call: ToolCallInfo, session: SessionContext) -> str | None:
-    if call.name != SWITCH_TOOL:
+    if not _ours(call, session):
         return None
     target = state_of(session).config.modes.get(str(call.args.get("mode_id")))
     return f"Switch to {target.name} mode" if target is not None else "Switch mode"
@@ -61,7 +75,7 @@ def langacp_permission_rules(call: ToolCallInfo, kind: str, session: SessionCont
     """
     mode = current_mode(session)
     source = f"mode {mode.id}"
-    if call.name == SWITCH_TOOL:
+    if _ours(call, session):
         reason = refusal(session, call.args.get("mode_id"))
         return [
             PermissionRule("deny", reason=reason, source=source) if reason else PermissionRule("ask", source=source)
@@ -81,7 +95,7 @@ def langacp_permission(call: ToolCallInfo, kind: str, session: SessionContext) -
 
 @hookimpl(tryfirst=True)
 def langacp_ask_permission(call: ToolCallInfo, kind: str, session: SessionContext) -> Awaitable[str] | None:
-    return ask_to_switch(call, session) if call.name == SWITCH_TOOL else None
+    return ask_to_switch(call, session) if _ours(call, session) else None
 
 
 def _offered(session: SessionContext) -> bool:

@@ -1,0 +1,84 @@
+"""One tool per name: the agent's own tools win a name clash with a tool a plugin contributes.
+
+LangChain keeps the last tool of a name (and a provider rejects two tools of one name), so
+putting a plugin's ``write_file`` after the app's would silently replace the app's. Instead
+the plugin's tool is left out, with one warning on stderr naming both. Plugins that act on
+their tools by name (a diff preview, a kind) ask :func:`left_out` first.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+from langacp.types import SessionContext
+
+__all__ = ["LEFT_OUT_KEY", "left_out", "merge_tools", "origin_of"]
+
+log = logging.getLogger("langacp")
+
+LEFT_OUT_KEY = "langacp.left_out_tools"
+"""``SessionContext.state`` key: the plugin tools left out of the session's agent (a list)."""
+
+_warned: set[tuple[str, str, str]] = set()
+
+
+def origin_of(tool: Any) -> str:
+    """Where a tool comes from, for messages: its function's module (``my_pkg.agent``) or its class."""
+    func = getattr(tool, "coroutine", None) or getattr(tool, "func", None)
+    module = getattr(func, "__module__", None) or type(tool).__module__
+    return str(module)
+
+
+def _name(tool: Any) -> str | None:
+    name = getattr(tool, "name", None)
+    if name is None and callable(tool):
+        name = getattr(tool, "__name__", None)  # a plain function becomes a tool of its name
+    return name if isinstance(name, str) else None
+
+
+def merge_tools(own: Sequence[Any], contributed: Sequence[Any], session: SessionContext | None = None) -> list[Any]:
+    """``own`` tools, then the ``contributed`` (plugins') tools whose name is still free.
+
+    A plugin tool of a name already taken (by one of ``own``, or an earlier plugin tool) is
+    left out with one warning naming both; ``session`` (when given) records it under
+    :data:`LEFT_OUT_KEY` so the plugin can tell its tool is not the one that runs.
+    """
+    merged = list(own)
+    taken: dict[str, Any] = {}
+    for tool in merged:
+        name = _name(tool)
+        if name is not None:
+            taken.setdefault(name, tool)
+    dropped: list[Any] = []
+    for tool in contributed:
+        name = _name(tool)
+        kept = taken.get(name) if name is not None else None
+        if kept is None:
+            if name is not None:
+                taken[name] = tool
+            merged.append(tool)
+            continue
+        dropped.append(tool)
+        whose = "the agent's own" if any(kept is t for t in own) else "another plugin's"
+        key = (name or "", origin_of(kept), origin_of(tool))
+        if key not in _warned:
+            _warned.add(key)
+            log.warning(
+                "langacp: the plugin tool %r (from %s) has the same name as %s tool %r (from %s); "
+                "the plugin's tool is left out",
+                name,
+                origin_of(tool),
+                whose,
+                name,
+                origin_of(kept),
+            )
+    if session is not None:
+        session.state[LEFT_OUT_KEY] = dropped
+    return merged
+
+
+def left_out(session: SessionContext, tool: Any) -> bool:
+    """Whether ``tool`` (a plugin's) was left out of the session's agent because its name was taken."""
+    return any(t is tool for t in session.state.get(LEFT_OUT_KEY, ()))
