@@ -12,6 +12,7 @@ from langacp.stores import SessionRecord
 from langacp_permissions import Policy, Rule, configured_policy, load_policy, policy_for, scope_of, set_policy
 from langacp_permissions.decisions import decide
 from langacp_permissions.remembered import recall, remember
+from langacp_permissions.scope import GIT_DENIED
 
 
 @pytest.fixture
@@ -125,15 +126,29 @@ def test_an_invalid_file_is_reported_and_everything_asks(
     assert policy.decide("bash", "execute").decision == "ask"
 
 
+def _pattern(prefix: list[str], options: list[str] | None, denied: tuple[str, ...] = ()) -> dict[str, object]:
+    return {"tool": "t", "pattern": {"prefix": prefix, "options": options, "denied": list(denied)}}
+
+
 @pytest.mark.parametrize(
     ("args", "kind", "scope"),
     [
         ({"path": "/x"}, "edit", {"tool": "t"}),
-        ({"command": "git status --short"}, "execute", {"tool": "t", "prefix": ["git", "status"]}),
-        ({"cmd": ["git", "status"]}, "other", {"tool": "t", "prefix": ["git", "status"]}),
-        ({"command": "git", "args": ["log", "-1"]}, "execute", {"tool": "t", "prefix": ["git", "log"]}),
-        ({"command": "rm -i x"}, "execute", {"tool": "t", "prefix": ["rm", "-i"]}),
-        ({"command": "ls"}, "execute", {"tool": "t", "prefix": ["ls"]}),
+        ({"command": "git status --short"}, "execute", _pattern(["git", "status"], None, GIT_DENIED)),
+        ({"cmd": ["git", "status"]}, "other", _pattern(["git", "status"], None, GIT_DENIED)),
+        ({"command": "git", "args": ["log", "-1"]}, "execute", _pattern(["git", "log"], None, GIT_DENIED)),
+        ({"command": "git commit -m 'fix it'"}, "execute", _pattern(["git", "commit"], ["-m"])),
+        ({"command": "pytest -q tests/a.py"}, "execute", _pattern(["pytest"], ["-q"])),
+        ({"command": "npm run test"}, "execute", _pattern(["npm", "run", "test"], [])),
+        ({"command": "ls"}, "execute", _pattern(["ls"], [])),
+        ({"command": "rm -i x"}, "execute", {"tool": "t", "exact": '"rm -i x"'}),
+        ({"command": "sed -n 1p notes.txt"}, "execute", {"tool": "t", "exact": '"sed -n 1p notes.txt"'}),
+        ({"command": "git -c core.pager=cat log"}, "execute", {"tool": "t", "exact": '"git -c core.pager=cat log"'}),
+        ({"command": "git log --output=F"}, "execute", {"tool": "t", "exact": '"git log --output=F"'}),
+        ({"command": "git config alias.x '!sh'"}, "execute", {"tool": "t", "exact": "\"git config alias.x '!sh'\""}),
+        ({"command": "git st"}, "execute", {"tool": "t", "exact": '"git st"'}),  # an alias, maybe a shell
+        ({"command": "ls *"}, "execute", {"tool": "t", "exact": '"ls *"'}),  # a glob may expand to an option
+        ({"command": "A=1 make"}, "execute", {"tool": "t", "exact": '"A=1 make"'}),
         ({"command": "git status && rm -rf /"}, "execute", {"tool": "t", "exact": '"git status && rm -rf /"'}),
         ({"command": "echo $(whoami)"}, "execute", {"tool": "t", "exact": '"echo $(whoami)"'}),
         ({"command": "cat x > y"}, "execute", {"tool": "t", "exact": '"cat x > y"'}),
@@ -148,12 +163,45 @@ def test_the_scope_of_always(args: dict[str, object], kind: str, scope: dict[str
     assert scope_of(ToolCallInfo("id", "t", args), kind).as_json() == scope
 
 
-def test_a_prefix_never_covers_a_longer_or_chained_command() -> None:
-    remembered = scope_of(ToolCallInfo("1", "sh", {"command": "rm -i x"}), "execute")
-    for other in ("rm -rf /", "rm", "rm -i x; rm -rf /", "rm -i $(echo /)"):
-        assert scope_of(ToolCallInfo("2", "sh", {"command": other}), "execute") != remembered
-    assert scope_of(ToolCallInfo("2", "sh", {"command": "rm -i y z"}), "execute") == remembered
-    assert scope_of(ToolCallInfo("2", "other_shell", {"command": "rm -i x"}), "execute") != remembered
+@pytest.mark.parametrize(
+    ("approved", "covered", "asked"),
+    [
+        (
+            "git log --oneline -1",
+            ["git log -5", "git log -p src", "git log --format=%H"],
+            [
+                "git log --output=FILE",
+                "git log --output FILE",
+                "git log -o F",
+                "git log --ext-diff",
+                "git log --textconv",
+                "git log -pO",
+                "git -c core.pager=cat log",
+                "git -C /elsewhere log",
+                "git log; touch x",
+                "git log && touch x",
+                "git log | sh",
+                "git log $(touch x)",
+                "git log `touch x`",
+                "git log > f",
+                "git show",
+            ],
+        ),
+        ("git -c core.pager=cat log", ["git -c core.pager=cat log"], ["git -c 'alias.x=!touch F' x"]),
+        ("sed -n 1p notes.txt", ["sed -n 1p notes.txt"], ["sed -n 'w F' notes.txt", "sed -i s/a/b/ notes.txt"]),
+        ("rm -i x", ["rm -i x"], ["rm -i y", "rm -rf /", "rm -i x; rm -rf /"]),
+        ("pytest -q tests/a.py", ["pytest -q tests/b.py"], ["pytest -q --basetemp=/x", "pytest", "pytest -q x && y"]),
+        ("sort -u notes.txt", ["sort -u other.txt"], ["sort -u -o notes.txt notes.txt", "sort -u --output=x y"]),
+        ("npm run test", ["npm run test"], ["npm run deploy", "npm run test -- --watch", "npm exec x"]),
+    ],
+)
+def test_what_an_always_allowed_command_covers(approved: str, covered: list[str], asked: list[str]) -> None:
+    remembered = scope_of(ToolCallInfo("1", "sh", {"command": approved}), "execute")
+    for other in covered:
+        assert remembered.covers(ToolCallInfo("2", "sh", {"command": other})), other
+    for other in asked:
+        assert not remembered.covers(ToolCallInfo("2", "sh", {"command": other})), other
+    assert not remembered.covers(ToolCallInfo("2", "other_shell", {"command": approved}))
 
 
 def _session(tmp_path: Path, record: SessionRecord | None = None) -> SessionContext:
@@ -171,7 +219,7 @@ def test_remembered_answers_live_in_the_record_as_json(config_home: Path) -> Non
     record = SessionRecord(session_id="s", cwd=str(config_home), data=session.saved_data())
     stored = json.loads(json.dumps(record.as_dict()))
     restored = _session(config_home, SessionRecord(**stored))  # as a persistent store would give it back
-    assert recall(restored, scope) == "deny"
+    assert recall(restored, ToolCallInfo("3", "sh", {"command": "make test"})) == (scope, "deny")
     assert len(stored["data"]["permissions"]["remembered"]) == 2
 
 
@@ -181,6 +229,8 @@ def test_stored_garbage_is_ignored_never_trusted(config_home: Path) -> None:
         "remembered": [
             "allow everything",
             {"tool": "sh", "decision": "allow", "prefix": "rm"},
+            {"tool": "sh", "decision": "allow", "prefix": ["rm"]},  # the old two-word format: not trusted
+            {"tool": "sh", "decision": "allow", "pattern": {"prefix": ["rm"], "options": None, "denied": []}},
             {"tool": "sh", "decision": "sure"},
             {"tool": 3, "decision": "allow"},
             {"tool": "write", "decision": "allow"},

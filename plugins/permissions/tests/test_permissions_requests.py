@@ -88,7 +88,7 @@ async def test_always_answers_are_remembered_for_the_tool(tmp_path: Path) -> Non
         assert "always reject `write_file` in this session" in failed_text(agent, other)
 
 
-async def test_always_for_a_command_covers_its_prefix_only(tmp_path: Path) -> None:
+async def test_always_for_a_command_covers_its_pattern_only(tmp_path: Path) -> None:
     client = RecordingClient(answer="allow_always")
     log = tmp_path / "commands.log"
 
@@ -101,15 +101,17 @@ async def test_always_for_a_command_covers_its_prefix_only(tmp_path: Path) -> No
         [first] = client.permission_requests
         assert first.tool_call.kind == "execute"
         assert option_name(first, "allow_always") == (
-            "Always allow `run_command` commands starting with `git status` in this session"
+            "Always allow `git status` commands of `run_command` without options that write files or run "
+            "programs (--output, --ext-diff, --textconv, …) in this session"
         )
-        await agent.prompt(sid, run("git status --short"))  # same prefix: not asked
+        await agent.prompt(sid, run("git status --short"))  # the same subcommand: not asked
         assert len(client.permission_requests) == 1
         client.answer = "reject_once"
-        await agent.prompt(sid, run("git stash"))  # another prefix: asked
-        await agent.prompt(sid, run("git status; rm -rf /"))  # chained: never covered by a prefix
-        assert len(client.permission_requests) == 3
-        chained = client.permission_requests[-1]
+        await agent.prompt(sid, run("git stash"))  # another subcommand: asked
+        await agent.prompt(sid, run("git status; rm -rf /"))  # chained: never covered by a pattern
+        await agent.prompt(sid, run("git status --output=x"))  # an option that writes: asked
+        assert len(client.permission_requests) == 4
+        chained = client.permission_requests[-2]
         assert option_name(chained, "allow_always") == (
             "Always allow exactly this `run_command` command (`git status; rm -rf /`) in this session"
         )

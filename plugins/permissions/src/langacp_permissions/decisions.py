@@ -44,10 +44,11 @@ def decide(call: ToolCallInfo, kind: str, session: SessionContext) -> Permission
     answered = state_of(session).answered.get(call_key(call))
     if answered is not None:
         return answered
-    scope = scope_of(call, kind)
-    remembered = recall(session, scope)
-    if remembered == "deny" or (remembered == "allow" and ruling.decision == "ask"):
-        return _remembered_verdict(scope, remembered)
+    found = recall(session, call)
+    if found is not None:
+        scope, remembered = found
+        if remembered == "deny" or (remembered == "allow" and ruling.decision == "ask"):
+            return _remembered_verdict(scope, remembered)
     return PermissionVerdict(ruling.decision)
 
 
@@ -71,9 +72,8 @@ def settled(call: ToolCallInfo, kind: str, session: SessionContext) -> Permissio
     answered = state_of(session).answered.get(call_key(call))
     if answered is not None:
         return answered
-    scope = scope_of(call, kind)
-    remembered = recall(session, scope)
-    return _remembered_verdict(scope, remembered) if remembered is not None else None
+    found = recall(session, call)
+    return _remembered_verdict(*found) if found is not None else None
 
 
 async def ask(call: ToolCallInfo, kind: str, session: SessionContext) -> PermissionVerdict:

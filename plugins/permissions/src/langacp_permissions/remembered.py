@@ -1,10 +1,10 @@
 """Remembered "always" answers, kept with the session so they survive ``session/load``.
 
 They are this plugin's session data (``session.data(PermissionsData)``, stored under
-``permissions``): a JSON list of ``{"tool": …, "prefix": [...] | "exact": …, "decision":
-"allow" | "deny"}``. The core saves it after every prompt, and a persistent session store keeps
-it. Entries that are not understood (an older format, a hand-edited store) are ignored, never
-trusted.
+``permissions``): a JSON list of ``{"tool": …, "pattern": {"prefix", "options", "denied"} |
+"exact": …, "decision": "allow" | "deny"}`` (see :class:`~langacp_permissions.scope.Scope`).
+The core saves it after every prompt, and a persistent session store keeps it. Entries that
+are not understood (an older format, a hand-edited store) are ignored, never trusted.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from langacp.api import PermissionDecision, SessionContext
+from langacp.api import PermissionDecision, SessionContext, ToolCallInfo
 from langacp_permissions.scope import Scope
 
 __all__ = ["PermissionsData", "recall", "remember", "remembered"]
@@ -37,12 +37,12 @@ def remembered(session: SessionContext) -> list[tuple[Scope, PermissionDecision]
     return found
 
 
-def recall(session: SessionContext, scope: Scope) -> PermissionDecision | None:
-    """The remembered answer for exactly this scope, if any."""
-    answer: PermissionDecision | None = None
+def recall(session: SessionContext, call: ToolCallInfo) -> tuple[Scope, PermissionDecision] | None:
+    """The last remembered answer whose scope covers ``call``, with that scope."""
+    answer: tuple[Scope, PermissionDecision] | None = None
     for known, decision in remembered(session):
-        if known == scope:
-            answer = decision
+        if known.covers(call):
+            answer = (known, decision)
     return answer
 
 
