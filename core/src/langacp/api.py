@@ -17,7 +17,7 @@ from langacp.config import (
     user_config_path,
 )
 from langacp.hookspecs import HOOK_NAMES, hookimpl
-from langacp.paths import PathError, PathOutsideError, SessionPaths
+from langacp.paths import PathError, PathOutsideError, SessionPaths, fd_path, is_inside
 from langacp.plugins import Plugins
 from langacp.processes import killpg, stop_group, unwatch_group, watch_group, watching_new_groups
 from langacp.running import pending_tool_calls
@@ -37,6 +37,8 @@ from langacp.stores import (
     record_from_json,
 )
 from langacp.target import DriverTarget, SessionSetup, Target, TargetDriver, TargetError
+from langacp.tool_names import CHECK_KEY, left_out
+from langacp.trust import KIND_RISK, ConfigLayers, layers_for, load_layers, riskier
 from langacp.types import (
     PermissionDecision,
     PermissionRule,
@@ -48,10 +50,13 @@ from langacp.types import (
 )
 
 __all__ = [
+    "CHECK_KEY",
     "HOOK_NAMES",
+    "KIND_RISK",
     "LEASE_SCHEMA",
     "PROJECT_FILE",
     "ConfigFileError",
+    "ConfigLayers",
     "DriverTarget",
     "InvalidCursor",
     "PathError",
@@ -74,18 +79,24 @@ __all__ = [
     "TurnOutcome",
     "decode_cursor",
     "encode_cursor",
+    "fd_path",
     "holder_is_gone",
     "hookimpl",
+    "is_inside",
     "killpg",
+    "layers_for",
     "lease_statements",
+    "left_out",
     "list_page",
     "list_query",
+    "load_layers",
     "load_table",
     "now_iso",
     "pending_tool_calls",
     "project_config_path",
     "read_config",
     "record_from_json",
+    "riskier",
     "stop_group",
     "unwatch_group",
     "user_config_path",

@@ -39,20 +39,23 @@ def project_config_path(cwd: str) -> Path:
     return Path(cwd) / PROJECT_FILE
 
 
+MAX_CONFIG_BYTES = 1024 * 1024
+"""A configuration file larger than this is refused (a project file is untrusted input)."""
+
+
 def read_config(path: Path) -> dict[str, Any]:
     """The whole file as a dict; ``{}`` when it does not exist; :class:`ConfigFileError` when unreadable.
 
     The error's message is ``FILE:LINE:COLUMN: what is wrong`` for a file that is not UTF-8
-    or not valid TOML, so an editor's log points at the spot.
+    or not valid TOML, so an editor's log points at the spot. Only a regular file is read: a
+    FIFO, device or socket in its place (a hostile repository) is refused without waiting on
+    it, as is a file over :data:`MAX_CONFIG_BYTES`.
     """
     import tomllib  # only when a session starts: keeps the agent's start-up light
 
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
+    data = _read_regular(path)
+    if data is None:
         return {}
-    except OSError as exc:
-        raise ConfigFileError(f"{path}: cannot read it: {exc.strerror or exc}") from exc
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -66,6 +69,28 @@ def read_config(path: Path) -> dict[str, Any]:
         raise ConfigFileError(_toml_message(path, str(exc))) from exc
     except RecursionError as exc:  # arrays nested thousands deep
         raise ConfigFileError(f"{path}: nested too deeply") from exc
+
+
+def _read_regular(path: Path) -> bytes | None:
+    """The bytes of the regular file ``path`` (``None`` if it does not exist), never waiting on a FIFO."""
+    import stat
+
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise ConfigFileError(f"{path}: cannot read it: {exc.strerror or exc}") from exc
+    with os.fdopen(fd, "rb") as f:
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise ConfigFileError(f"{path}: cannot read it: not a regular file")
+            data = f.read(MAX_CONFIG_BYTES + 1)
+        except OSError as exc:
+            raise ConfigFileError(f"{path}: cannot read it: {exc.strerror or exc}") from exc
+    if len(data) > MAX_CONFIG_BYTES:
+        raise ConfigFileError(f"{path}: cannot read it: larger than {MAX_CONFIG_BYTES // 1024} KiB")
+    return data
 
 
 def _position(data: bytes, offset: int) -> tuple[int, int]:

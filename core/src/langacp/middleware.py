@@ -3,6 +3,11 @@
 It enforces the permission policy (``langacp_permission`` / ``langacp_ask_permission``)
 before a tool runs, and turns a tool that raises into a failed tool result so the turn goes
 on and the model can react.
+
+Before any permission is asked, a tool's own check runs: a tool whose ``metadata`` holds a
+callable under :data:`CHECK_KEY` (sync or async, given the call's arguments) returns why the
+call cannot run (a path outside the session's directories, …) or ``None``. A refused call is
+never put to the user.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from langchain_core.messages import ToolMessage
 from langgraph.errors import GraphBubbleUp
 
 from langacp.running import running_turn
+from langacp.tool_names import CHECK_KEY
 from langacp.types import PromptCancelled, SessionContext, ToolCallInfo
 
 if TYPE_CHECKING:
@@ -24,12 +30,16 @@ if TYPE_CHECKING:
     from langacp.plugins import Plugins
 
 __all__ = [
+    "CHECK_KEY",
     "ToolGuardMiddleware",
     "error_result",
     "permission_refusal",
     "refused_message",
     "run_contained",
 ]
+
+CHECK_TIMEOUT = 10.0
+"""Seconds a tool's check may take (it runs in a worker thread when it is sync)."""
 
 
 class ToolGuardMiddleware(AgentMiddleware):  # type: ignore[type-arg]
@@ -50,7 +60,7 @@ class ToolGuardMiddleware(AgentMiddleware):  # type: ignore[type-arg]
         handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command[Any]]],
     ) -> ToolMessage | Command[Any]:
         call = ToolCallInfo.from_tool_call(request.tool_call)
-        refused = await permission_refusal(self.plugins, self.session, call)
+        refused = await permission_refusal(self.plugins, self.session, call, getattr(request, "tool", None))
         if refused is not None:
             return refused
         runner = running_turn(self.session)
@@ -59,11 +69,37 @@ class ToolGuardMiddleware(AgentMiddleware):  # type: ignore[type-arg]
         return await run_contained(call, handler, request)
 
 
-async def permission_refusal(plugins: Plugins, session: SessionContext, call: ToolCallInfo) -> ToolMessage | None:
-    """Apply the permission policy (asking the user when it says so): ``None`` if the call may run.
+async def tool_check(call: ToolCallInfo, tool: Any) -> str | None:
+    """The tool's own check of ``call`` (:data:`CHECK_KEY`): why it cannot run, or ``None``."""
+    import asyncio
+    import inspect
 
-    Otherwise the error ``ToolMessage`` that tells the model why the call did not run.
+    check = (getattr(tool, "metadata", None) or {}).get(CHECK_KEY)
+    if not callable(check):
+        return None
+    try:
+        if inspect.iscoroutinefunction(check):
+            result = await asyncio.wait_for(check(dict(call.args)), CHECK_TIMEOUT)
+        else:
+            result = await asyncio.wait_for(asyncio.to_thread(check, dict(call.args)), CHECK_TIMEOUT)
+    except TimeoutError:
+        return f"checking its arguments took longer than {CHECK_TIMEOUT:g} s"
+    except Exception as exc:  # noqa: BLE001 - a failing check refuses the call, it never lets it through
+        return f"its arguments could not be checked ({type(exc).__name__}: {exc})"
+    return str(result) if result else None
+
+
+async def permission_refusal(
+    plugins: Plugins, session: SessionContext, call: ToolCallInfo, tool: Any = None
+) -> ToolMessage | None:
+    """Apply the tool's own check, then the permission policy (asking the user when it says so).
+
+    ``None`` if the call may run; otherwise the error ``ToolMessage`` that tells the model why
+    it did not. A call the tool's check refuses is never put to the user.
     """
+    problem = await tool_check(call, tool)
+    if problem is not None:
+        return refused_message(call, problem)
     kind = plugins.tool_kind(call, session)
     verdict = plugins.permission_verdict(call, kind, session)
     default_reason = "the permission policy denied it"

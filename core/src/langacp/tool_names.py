@@ -14,9 +14,14 @@ from typing import Any
 
 from langacp.types import SessionContext
 
-__all__ = ["LEFT_OUT_KEY", "left_out", "merge_tools", "origin_of"]
+__all__ = ["CHECK_KEY", "LEFT_OUT_KEY", "left_out", "merge_tools", "origin_of"]
 
 log = logging.getLogger("langacp")
+
+CHECK_KEY = "langacp_check"
+"""``BaseTool.metadata`` key of a tool's own check of its arguments, which the core's tool guard
+runs before the permission policy (``langacp.middleware``): a callable given the arguments,
+returning why the call cannot run, or ``None``."""
 
 LEFT_OUT_KEY = "langacp.left_out_tools"
 """``SessionContext.state`` key: the plugin tools left out of the session's agent (a list)."""

@@ -215,6 +215,7 @@ async def test_the_editor_gets_paths_as_it_knows_them(tmp_path: Path) -> None:
     async with served(link, client) as agent:
         sid = await agent.start()
         assert result_text(await run_tool(agent, sid, "read_file", path="a.txt")) == "buffer a"
-        # shortcut/.. is real/deep (the OS follows the link first), not real/: the real path is sent.
+        # shortcut/.. is real/deep (the OS follows the link first), not real/: the checked path is sent,
+        # under the root as the editor named it, never through the link inside the project.
         assert result_text(await run_tool(agent, sid, "read_file", path="shortcut/../b.txt")) == "disk b"
-    assert [params["path"] for _, params in client.calls] == [str(link / "a.txt"), str(real / "deep" / "b.txt")]
+    assert [params["path"] for _, params in client.calls] == [str(link / "a.txt"), str(link / "deep" / "b.txt")]

@@ -2,16 +2,19 @@
 
 Every path goes through :class:`langacp.paths.SessionPaths`: a path that ends up outside the
 cwd and the session's additional directories (``..``, an absolute path elsewhere, a symlink
-pointing out) is a tool error, and nothing is read.
+pointing out) is a tool error, and nothing is read. The check runs before any permission is
+asked (``langacp_check``), and files are opened race-free (the open descriptor is checked: a
+link flipped meanwhile is not followed out; a FIFO, device or socket is refused unopened).
+The tools are sync: LangChain runs them in a worker thread, off the event loop.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import stat
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
 
@@ -63,10 +66,16 @@ class FileTools:
         if not directory.is_dir():
             raise ToolException(f"{path} is not a directory")
         try:
-            entries = sorted(os.scandir(directory), key=lambda e: e.name)
+            fd = self.paths.open_dir(directory, shown=path, action="listed")
+        except PathError as exc:
+            raise ToolException(str(exc)) from exc
+        try:
+            with os.scandir(fd) as found:
+                names = [e.name + ("/" if _is_dir(e) else "") for e in sorted(found, key=lambda e: e.name)]
         except OSError as exc:
             raise ToolException(f"cannot list {path}: {exc.strerror}") from exc
-        names = [e.name + ("/" if _is_dir(e) else "") for e in entries]
+        finally:
+            os.close(fd)
         if not names:
             return f"{self.display(directory)}: (empty directory)"
         shown = names[:MAX_ENTRIES]
@@ -78,16 +87,16 @@ class FileTools:
         file = self.resolve(path)
         if file.is_dir():
             raise ToolException(f"{path} is a directory: use list_files")
-        if not file.exists():
-            raise ToolException(f"{path} does not exist")
-        if not file.is_file():
-            raise ToolException(f"{path} is not a regular file")  # a FIFO or device would block or never end
         offset, limit = max(0, int(offset)), max(1, int(limit))
         try:
-            with file.open("rb") as f:
-                if b"\x00" in f.read(8192):
-                    raise ToolException(f"{path} is a binary file")
-            with file.open(encoding="utf-8", errors="replace") as f:
+            fd = self.paths.open_file(file, shown=path)
+        except PathError as exc:
+            raise ToolException(str(exc)) from exc
+        try:
+            if b"\x00" in os.pread(fd, 8192, 0):
+                os.close(fd)
+                raise ToolException(f"{path} is a binary file")
+            with os.fdopen(fd, encoding="utf-8", errors="replace") as f:
                 lines: list[str] = []
                 size = 0
                 total = 0
@@ -121,7 +130,7 @@ class FileTools:
         matches: list[str] = []
         files_with_matches: set[str] = set()
         for file in self._walk(start):
-            for number, line in _matching_lines(file, regex):
+            for number, line in self._matching_lines(file, regex):
                 if len(matches) >= MAX_MATCHES:
                     return _search_result(pattern, matches, files_with_matches, truncated=True)
                 shown = self.display(file)
@@ -142,9 +151,43 @@ class FileTools:
                 if seen > MAX_SEARCH_FILES:
                     return
                 file = Path(folder, name)
-                if file.is_symlink() and not self._inside(os.path.realpath(file)):
-                    continue  # a symlink pointing out of the session's directories is never read
+                try:
+                    if file.is_symlink() and not self._inside(os.path.realpath(file)):
+                        continue  # a symlink pointing out of the session's directories is never read
+                except OSError:
+                    continue
                 yield file
+
+    def _matching_lines(self, file: Path, regex: re.Pattern[str]) -> Iterator[tuple[int, str]]:
+        try:
+            fd = self.paths.open_file(file)
+        except PathError:
+            return  # not a regular file, or (a link flipped) outside the session: skipped
+        with os.fdopen(fd, "rb") as f:
+            try:
+                if os.fstat(fd).st_size > MAX_SEARCH_FILE_BYTES:
+                    return
+                data = f.read(MAX_SEARCH_FILE_BYTES + 1)
+            except OSError:
+                return
+        if len(data) > MAX_SEARCH_FILE_BYTES or b"\x00" in data[:8192]:
+            return
+        for number, line in enumerate(data.decode("utf-8", errors="replace").splitlines(), start=1):
+            if regex.search(line):
+                yield number, line
+
+    def _check(self, key: str, default: str | None) -> Any:
+        def check(args: dict[str, Any]) -> str | None:
+            value = args.get(key, default)
+            if not isinstance(value, str):
+                return None  # the tool's own validation answers
+            try:
+                self.paths.resolve(value, action="read")
+            except PathError as exc:
+                return str(exc)
+            return None
+
+        return check
 
     def tools(self) -> list[BaseTool]:
         """The LangChain tools (errors become failed tool results the model can read)."""
@@ -154,6 +197,7 @@ class FileTools:
                 name=func.__name__,
                 description=description,
                 handle_tool_error=True,
+                metadata={"langacp_check": self._check("path", "." if func.__name__ != "read_file" else None)},
             )
             for func, description in (
                 (
@@ -185,21 +229,6 @@ def _is_dir(entry: os.DirEntry[str]) -> bool:
         return entry.is_dir()
     except OSError:
         return False
-
-
-def _matching_lines(file: Path, regex: re.Pattern[str]) -> Iterator[tuple[int, str]]:
-    try:
-        info = file.stat()
-        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_SEARCH_FILE_BYTES:
-            return
-        data = file.read_bytes()
-    except OSError:
-        return
-    if b"\x00" in data[:8192]:
-        return
-    for number, line in enumerate(data.decode("utf-8", errors="replace").splitlines(), start=1):
-        if regex.search(line):
-            yield number, line
 
 
 def _search_result(pattern: str, matches: list[str], files: set[str], *, truncated: bool) -> str:

@@ -19,7 +19,7 @@ from langchain.agents.middleware import AgentMiddleware, AgentState
 from langchain_core.messages import AIMessage, ToolMessage
 
 from langacp.lib.sessions import LibrarySession, current_turn, get_session, session_id_from
-from langacp.middleware import permission_refusal, refused_message, run_contained
+from langacp.middleware import permission_refusal, refused_message, run_contained, tool_check
 from langacp.types import ToolCallInfo
 
 if TYPE_CHECKING:
@@ -207,6 +207,9 @@ class ACPPermissionMiddleware(_SessionBound):
         session = self.session(request.runtime)
         call = ToolCallInfo.from_tool_call(request.tool_call)
         if self.interrupt:
+            problem = await tool_check(call, getattr(request, "tool", None))
+            if problem is not None:
+                return refused_message(call, problem)
             kind = session.plugins.tool_kind(call, session.context)
             verdict = session.plugins.permission_verdict(call, kind, session.context)
             if verdict.decision == "deny":
@@ -214,7 +217,7 @@ class ACPPermissionMiddleware(_SessionBound):
             if verdict.decision == "ask":
                 return await _reviewed(call, request, handler, session)
             return await handler(request)
-        refused = await permission_refusal(session.plugins, session.context, call)
+        refused = await permission_refusal(session.plugins, session.context, call, getattr(request, "tool", None))
         if refused is not None:
             return refused
         return await handler(request)

@@ -1,12 +1,15 @@
 """What the editor offers a session (``fs.readTextFile``, ``fs.writeTextFile``, ``terminal``) and where a path may go.
 
-Every path is confined by :class:`langacp.paths.SessionPaths` *before* anything is asked of
-the editor or done locally: a path outside the session's directories is never sent.
+Every path is confined by :class:`langacp.paths.SessionPaths` *before* the user is asked
+(the tools' ``langacp_check``) and again when the tool runs, before anything is asked of the
+editor or done locally: a path outside the session's directories is never sent, and the
+editor is sent the real path that was checked, never a path through a link.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,18 +50,47 @@ class Target:
     """The resolved path (symlinks followed): what a local implementation opens."""
     shown: str
     """How the user knows it: relative to the cwd when under it."""
+
     sent: str
-    """The absolute path sent to the editor: as the user wrote it (so open buffers match)
-    when it names the same file as ``real``, else ``real``."""
+    """The absolute path sent to the editor: the real path that was checked (never a path through a
+    link, which could be flipped), spelt under the session's root as the client named it."""
 
 
-def target(paths: SessionPaths, path: str, action: str) -> Target:
-    """Confine ``path``; a path outside the session's directories is a tool error."""
+def _confined(paths: SessionPaths, path: str, action: str, *, files: bool) -> str:
+    """The real path of ``path`` inside the session's directories; ``files``: not a FIFO, device or socket."""
+    real = str(paths.resolve(path, action=action))
+    if files:
+        try:
+            mode = os.stat(real).st_mode
+        except OSError:
+            return real  # a file to create (or one that vanished: the tool says so when it runs)
+        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+            raise PathError(f"{path} is not a regular file (a FIFO, device or socket); it cannot be {action}")
+    return real
+
+
+def target(paths: SessionPaths, path: str, action: str, *, files: bool = True) -> Target:
+    """Confine ``path``; a path outside the session's directories (or a FIFO, …) is a tool error."""
     try:
-        real = str(paths.resolve(path, action=action))
+        real = _confined(paths, path, action, files=files)
     except PathError as exc:
         raise ToolException(str(exc)) from exc
-    raw = os.path.expanduser(path) if path.startswith("~") else path
-    lexical = os.path.normpath(os.path.join(paths.cwd, raw))
-    sent = lexical if os.path.realpath(lexical) == real else real
-    return Target(real=real, shown=paths.display(real), sent=sent)
+    return Target(real=real, shown=paths.display(real), sent=paths.client_path(real))
+
+
+def path_check(paths: SessionPaths, key: str, action: str, *, files: bool = True, default: str | None = None) -> Any:
+    """A tool's ``langacp_check``: the path argument ``key`` must lie inside the session's directories."""
+
+    def check(args: dict[str, Any]) -> str | None:
+        value = args.get(key, default)
+        if value is None:
+            return None
+        if not isinstance(value, str):
+            return f"{key} must be a string"
+        try:
+            _confined(paths, value, action, files=files)
+        except PathError as exc:
+            return str(exc)
+        return None
+
+    return check

@@ -122,7 +122,7 @@ class CommandRunner:
         """Run ``command``; returns the result text and the artifact (the terminal id, if any)."""
         if not isinstance(command, str) or not command.strip():
             raise ToolException("command must not be empty")
-        where = target(self.paths, cwd or ".", "used as a working directory")
+        where = target(self.paths, cwd or ".", "used as a working directory", files=False)
         if not os.path.isdir(where.real):
             raise ToolException(f"{cwd} is not a directory")
         seconds = self.settings.command_timeout(timeout)

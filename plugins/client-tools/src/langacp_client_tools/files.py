@@ -2,17 +2,23 @@
 
 Errors a model can act on (missing file, text not found, path outside the session) are
 ``ToolException``: the call fails with that message and the turn goes on.
+
+Local reads and writes run in a worker thread with a timeout (a hung file system stops the
+call, not the agent) and go through :class:`langacp.paths.SessionPaths`' race-free
+``open_file`` / ``write_bytes``: a link flipped after the check is never followed out of the
+session's directories, and a FIFO, device or socket is refused, never waited on.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
-from pathlib import Path
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from langchain_core.tools import ToolException
 
-from langacp.api import SessionContext, SessionPaths
+from langacp.api import PathError, SessionContext, SessionPaths
 from langacp_client_tools.access import ClientAccess, Target, target
 from langacp_client_tools.settings import Settings
 
@@ -20,6 +26,12 @@ __all__ = ["FileOps", "replace_exact"]
 
 BINARY_SNIFF = 8192
 MAX_DIFF_CHARS = 2 * 1024 * 1024
+MAX_FILE_BYTES = 16 * 1024 * 1024
+"""The largest local file read whole (to edit it or diff it)."""
+IO_TIMEOUT = 30.0
+"""Seconds a local read or write may take."""
+
+T = TypeVar("T")
 
 Artifact = dict[str, Any] | None
 """A tool's artifact: ``{"diff": {"path", "old_text", "new_text"}}`` for langacp-tools to show."""
@@ -74,7 +86,7 @@ class FileOps:
             more: int | None = None if len(lines) <= count else -1
             lines = lines[:count]
         else:
-            lines, total = self._local_lines(where, path, start, count)
+            lines, total = await _off_loop(self._local_lines, where, path, start, count)
             rest = total - (start - 1) - len(lines)
             more = rest if rest > 0 else None
         return self._format(where, lines, start, more)
@@ -110,11 +122,11 @@ class FileOps:
         return str(response.content)
 
     def _local_lines(self, where: Target, path: str, start: int, count: int) -> tuple[list[str], int]:
-        file = self._local_file(where, path)
+        fd = self._open_text(where, path)
         lines: list[str] = []
         total = 0
         try:
-            with file.open(encoding="utf-8", errors="replace", newline="") as f:
+            with os.fdopen(fd, encoding="utf-8", errors="replace", newline="") as f:
                 for total, text in enumerate(f, start=1):
                     if total >= start and len(lines) < count:
                         lines.append(text.rstrip("\r\n"))
@@ -122,31 +134,42 @@ class FileOps:
             raise ToolException(f"cannot read {path}: {exc.strerror}") from exc
         return lines, total
 
-    def _local_file(self, where: Target, path: str) -> Path:
-        file = Path(where.real)
-        if not file.exists():
-            raise ToolException(f"{path} does not exist")
-        if not file.is_file():
-            raise ToolException(f"{path} is not a regular file")  # a FIFO or device would block
+    def _open_text(self, where: Target, path: str) -> int:
+        """The file open for reading (checked once open: a regular file inside the session), not binary."""
         try:
-            with file.open("rb") as f:
-                if b"\x00" in f.read(BINARY_SNIFF):
-                    raise ToolException(f"{path} is a binary file")
+            fd = self.paths.open_file(where.real, shown=path)
+        except PathError as exc:
+            raise ToolException(str(exc)) from exc
+        try:
+            if b"\x00" in os.pread(fd, BINARY_SNIFF, 0):
+                raise ToolException(f"{path} is a binary file")
+        except OSError as exc:
+            os.close(fd)
+            raise ToolException(f"cannot read {path}: {exc.strerror}") from exc
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd
+
+    def _local_text(self, where: Target, path: str) -> str:
+        fd = self._open_text(where, path)
+        try:
+            with os.fdopen(fd, "rb") as f:
+                data = f.read(MAX_FILE_BYTES + 1)
         except OSError as exc:
             raise ToolException(f"cannot read {path}: {exc.strerror}") from exc
-        return file
+        if len(data) > MAX_FILE_BYTES:
+            raise ToolException(f"{path} is larger than {MAX_FILE_BYTES // (1024 * 1024)} MB")
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ToolException(f"{path} is not UTF-8 text") from exc
 
     async def read_all(self, where: Target, path: str) -> str:
         """The whole text of an existing file (the editor's buffer when it offers ``fs.readTextFile``)."""
         if self.access.read:
             return await self._client_read(where, None, None)
-        file = self._local_file(where, path)
-        try:
-            return file.read_bytes().decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise ToolException(f"{path} is not UTF-8 text") from exc
-        except OSError as exc:
-            raise ToolException(f"cannot read {path}: {exc.strerror}") from exc
+        return await _off_loop(self._local_text, where, path)
 
     # -- writing -----------------------------------------------------------------------------
 
@@ -191,13 +214,21 @@ class FileOps:
             except RequestError as exc:
                 raise ToolException(f"the editor could not write {where.shown}: {_client_error(exc)}") from exc
             return
-        file = Path(where.real)
+        await _off_loop(self._local_write, where, path, content)
+
+    def _local_write(self, where: Target, path: str, content: str) -> None:
         try:
-            file.parent.mkdir(parents=True, exist_ok=True)
-            with file.open("w", encoding="utf-8", newline="") as f:
-                f.write(content)
-        except OSError as exc:
-            raise ToolException(f"cannot write {path}: {exc.strerror}") from exc
+            self.paths.write_bytes(where.real, content.encode("utf-8"), shown=path)
+        except PathError as exc:
+            raise ToolException(str(exc)) from exc
+
+
+async def _off_loop(func: Callable[..., T], *args: Any) -> T:
+    """``func(*args)`` in a worker thread, given up after :data:`IO_TIMEOUT` (the thread is left to finish)."""
+    try:
+        return await asyncio.wait_for(asyncio.to_thread(func, *args), IO_TIMEOUT)
+    except TimeoutError:
+        raise ToolException(f"the file system did not answer within {IO_TIMEOUT:g} s") from None
 
 
 def _diff(where: Target, old: str | None, new: str) -> Artifact:

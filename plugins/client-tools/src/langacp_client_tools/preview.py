@@ -47,10 +47,12 @@ def _messages(response: Any) -> list[Any]:
 class BufferPreview(AgentMiddleware):  # type: ignore[type-arg]
     """Reads, right after the model answers, the editor buffers its writes and edits will change."""
 
-    def __init__(self, files: FileOps, seen: dict[str, Seen]) -> None:
+    def __init__(self, files: FileOps, seen: dict[str, Seen], runs: Callable[[str], bool] = lambda _: True) -> None:
         super().__init__()
         self.files = files
         self.seen = seen
+        self.runs = runs
+        """Whether the agent's tool of a name is ours (an app's own ``write_file`` is not previewed)."""
 
     @property
     def name(self) -> str:
@@ -62,7 +64,7 @@ class BufferPreview(AgentMiddleware):  # type: ignore[type-arg]
         response = await handler(request)
         for message in _messages(response):
             for call in getattr(message, "tool_calls", None) or []:
-                if call.get("name") in PREVIEWED and call.get("id"):
+                if call.get("name") in PREVIEWED and call.get("id") and self.runs(call["name"]):
                     await self._read(call["id"], call.get("args") or {})
         return response
 

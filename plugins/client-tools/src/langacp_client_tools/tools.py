@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 from langchain_core.tools import BaseTool, InjectedToolCallId, StructuredTool
 
 from langacp.api import SessionContext
-from langacp_client_tools.access import ClientAccess, client_access
+from langacp_client_tools.access import ClientAccess, client_access, path_check
 from langacp_client_tools.commands import CommandRunner
 from langacp_client_tools.files import Artifact, FileOps
 from langacp_client_tools.settings import Settings
@@ -20,6 +20,9 @@ if TYPE_CHECKING:
     from langacp_client_tools.preview import Seen
 
 __all__ = ["TOOL_NAMES", "ClientTools", "make_client_tools"]
+
+CHECK_KEY = "langacp_check"
+"""Tool metadata the core's tool guard runs before the permission policy (``langacp.middleware.CHECK_KEY``)."""
 
 TOOL_NAMES = ("read_file", "write_file", "edit_file", "run_command")
 
@@ -57,6 +60,15 @@ class ClientTools:
         self.commands = CommandRunner(session, self.access, self.settings, self.files.paths)
         self.seen: dict[str, Seen] = {}
         """Buffers read for the diffs the model's writes and edits propose, by tool call id."""
+        self.made: dict[str, BaseTool] = {}
+        """The tools handed to the session's agent, by name."""
+
+    def runs(self, name: str) -> bool:
+        """Whether the agent's tool called ``name`` is ours (the app's own tool of that name wins a clash)."""
+        from langacp.api import left_out
+
+        tool = self.made.get(name)
+        return tool is not None and not left_out(self.session, tool)
 
     def middleware(self) -> list[Any]:
         """The buffer preview, when the editor reads files for us (see :mod:`langacp_client_tools.preview`)."""
@@ -64,7 +76,7 @@ class ClientTools:
             return []
         from langacp_client_tools.preview import BufferPreview
 
-        return [BufferPreview(self.files, self.seen)]
+        return [BufferPreview(self.files, self.seen, self.runs)]
 
     async def read_file(self, path: str, line: int | None = None, limit: int | None = None) -> str:
         return await self.files.read(path, line, limit)
@@ -89,12 +101,24 @@ class ClientTools:
     def tools(self) -> list[BaseTool]:
         """The four tools (a failure becomes a failed tool result the model reads)."""
         run = RUN.format(timeout=self.settings.timeout, max_timeout=self.settings.max_timeout)
-        return [
+        paths = self.files.paths
+        # Checked before the permission request: the user is never asked about a call that would be refused.
+        checks = {
+            "read_file": path_check(paths, "path", "read"),
+            "write_file": path_check(paths, "path", "written"),
+            "edit_file": path_check(paths, "path", "edited"),
+            "run_command": path_check(paths, "cwd", "used as a working directory", files=False),
+        }
+        made: list[BaseTool] = [
             _tool(self.read_file, "read_file", READ),
             _tool(self.write_file, "write_file", WRITE, response_format="content_and_artifact"),
             _tool(self.edit_file, "edit_file", EDIT, response_format="content_and_artifact"),
             _tool(self.run_command, "run_command", run, response_format="content_and_artifact"),
         ]
+        for tool in made:
+            tool.metadata = {**(tool.metadata or {}), CHECK_KEY: checks[tool.name]}
+        self.made = {tool.name: tool for tool in made}
+        return made
 
 
 _SCHEMAS: dict[str, Any] = {}

@@ -46,7 +46,7 @@ def _ours(call: ToolCallInfo, session: SessionContext) -> bool:
     """A call of our ``switch_mode`` (an app's own tool of that name wins the clash and is not ours)."""
     if call.name != SWITCH_TOOL:
         return False
-    from langacp.tool_names import left_out
+    from langacp.api import left_out
 
     tool = session.state.get(TOOL_KEY)
     return tool is not None and not left_out(session, tool)

@@ -4,18 +4,25 @@ The old text is read just before the tool runs by :class:`~langacp_tools.middlew
 (after the permission check, so what the user approved is what is compared), or, for graphs
 langacp cannot insert middleware into, when the call's arguments are first known. Only files
 inside the session's directories are read, and only UTF-8 text up to :data:`MAX_BYTES`.
+
+Reads never wait: a file is opened non-blocking and must be a regular file (a FIFO, device or
+socket is skipped, never read), and the open descriptor must still lie inside the session's
+directories (a link flipped after the check is not followed out). The middleware reads in a
+worker thread, with a timeout.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import os
+import stat
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from langacp.api import SessionContext, ToolCallInfo
+from langacp.api import SessionContext, ToolCallInfo, fd_path, is_inside
 from langacp_tools.paths import absolute, first_path, inside_roots
 
-__all__ = ["MAX_BYTES", "Before", "ToolsState", "capture_before", "proposed_text", "read_text", "state", "target_path"]
+__all__ = ["MAX_BYTES", "Before", "ToolsState", "capture_before", "proposed_text", "read_text", "roots_of", "state", "target_path"]
 
 MAX_BYTES = 1024 * 1024
 _NEW_TEXT_KEYS = ("content", "file_text", "contents", "new_content", "text", "data")
@@ -41,6 +48,11 @@ def state(session: SessionContext) -> ToolsState:
     return session.scratch(ToolsState)
 
 
+def roots_of(session: SessionContext) -> list[str]:
+    """The session's directories as real paths."""
+    return [os.path.realpath(d) for d in (session.cwd, *session.additional_directories)]
+
+
 def target_path(call: ToolCallInfo, session: SessionContext) -> str | None:
     """The absolute file a call edits, if it names one inside the session's directories."""
     path = first_path(call.args)
@@ -54,15 +66,27 @@ class _Unreadable(Exception):
     """Not a UTF-8 text file of a size worth diffing."""
 
 
-def read_text(path: str) -> str | None:
-    """The file's text, ``None`` if it does not exist; raises :class:`_Unreadable` otherwise."""
+def read_text(path: str, roots: Sequence[str] | None = None) -> str | None:
+    """The file's text, ``None`` if it does not exist; raises :class:`_Unreadable` otherwise.
+
+    With ``roots`` (real paths), a file that turns out, once open, to lie outside them is unreadable.
+    """
     try:
-        with open(path, "rb") as f:
-            data = f.read(MAX_BYTES + 1)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:
         return None
     except OSError as exc:
         raise _Unreadable(str(exc)) from exc
+    with os.fdopen(fd, "rb") as f:
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise _Unreadable("not a regular file")
+            real = fd_path(fd)
+            if roots is not None and real is not None and not is_inside(real, roots):
+                raise _Unreadable("outside the session's directories")
+            data = f.read(MAX_BYTES + 1)
+        except OSError as exc:
+            raise _Unreadable(str(exc)) from exc
     if len(data) > MAX_BYTES:
         raise _Unreadable("too large")
     try:
@@ -80,7 +104,7 @@ def capture_before(call: ToolCallInfo, session: SessionContext, *, replace: bool
     if path is None:
         return None
     try:
-        captured: Before = (path, read_text(path))
+        captured: Before = (path, read_text(path, roots_of(session)))
     except _Unreadable:
         before.pop(call.tool_call_id, None)
         return None

@@ -1,22 +1,44 @@
-"""LangChain middleware that reads an edited file just before the tool runs, for the result diff."""
+"""LangChain middleware that reads the files edit calls will change, in a worker thread (never on the event loop).
+
+Right after the model answers (before langacp reports its tool calls), the old text of every
+file an ``edit`` call names is read, so the proposed diff shown with the call and in the
+permission request needs no read on the event loop. Just before the tool runs (after the
+permission check) it is read again, so the result diff compares with what was really there.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from langchain.agents.middleware import AgentMiddleware
+from langchain_core.messages import AIMessage
 
 from langacp.api import SessionContext, ToolCallInfo
 from langacp_tools.diffs import capture_before
 from langacp_tools.kinds import kind_of
 
 if TYPE_CHECKING:
-    from langchain.agents.middleware import ToolCallRequest
+    from langchain.agents.middleware import ModelRequest, ModelResponse, ToolCallRequest
     from langchain_core.messages import ToolMessage
     from langgraph.types import Command
 
-__all__ = ["DiffCapture"]
+__all__ = ["READ_TIMEOUT", "DiffCapture"]
+
+log = logging.getLogger("langacp_tools")
+
+READ_TIMEOUT = 10.0
+"""Seconds a file read for a diff may take; after that the diff is left out."""
+
+
+def _messages(response: Any) -> list[Any]:
+    if isinstance(response, AIMessage):
+        return [response]
+    inner = getattr(response, "model_response", response)  # ExtendedModelResponse
+    result = getattr(inner, "result", None)
+    return list(result) if isinstance(result, list) else []
 
 
 class DiffCapture(AgentMiddleware):  # type: ignore[type-arg]
@@ -30,14 +52,33 @@ class DiffCapture(AgentMiddleware):  # type: ignore[type-arg]
     def name(self) -> str:
         return "langacp_tools_diff_capture"
 
+    def _kind(self, call: ToolCallInfo) -> str:
+        plugins = self.session.plugins
+        return plugins.tool_kind(call, self.session) if plugins is not None else kind_of(call.name)
+
+    async def _capture(self, call: ToolCallInfo) -> None:
+        try:
+            await asyncio.wait_for(asyncio.to_thread(capture_before, call, self.session), READ_TIMEOUT)
+        except TimeoutError:
+            log.warning("langacp-tools: reading the file of %s for its diff took too long; no diff", call.name)
+
+    async def awrap_model_call(
+        self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[ModelResponse]]
+    ) -> Any:
+        response = await handler(request)
+        for message in _messages(response):
+            for tool_call in getattr(message, "tool_calls", None) or []:
+                call = ToolCallInfo.from_tool_call(tool_call)
+                if call.tool_call_id and self._kind(call) == "edit":
+                    await self._capture(call)
+        return response
+
     async def awrap_tool_call(
         self,
         request: ToolCallRequest,
         handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command[Any]]],
     ) -> ToolMessage | Command[Any]:
         call = ToolCallInfo.from_tool_call(request.tool_call)
-        plugins = self.session.plugins
-        kind = plugins.tool_kind(call, self.session) if plugins is not None else kind_of(call.name)
-        if kind == "edit" and call.tool_call_id:
-            capture_before(call, self.session)
+        if self._kind(call) == "edit" and call.tool_call_id:
+            await self._capture(call)
         return await handler(request)

@@ -53,7 +53,13 @@ def first_path(args: Mapping[str, Any]) -> str | None:
 
 
 def absolute(path: str, cwd: str) -> str:
-    """``path`` made absolute against the session's ``cwd`` (normalised, symlinks kept)."""
+    """``path`` made absolute against the session's ``cwd`` (normalised, symlinks kept).
+
+    ``~`` and ``~/…`` are the home directory, as the tools that confine paths read them
+    (``langacp.paths``): what the user is shown is what is written.
+    """
+    if path == "~" or path.startswith("~/"):
+        path = os.path.expanduser(path)
     return os.path.normpath(os.path.join(cwd, path))
 
 
@@ -70,7 +76,10 @@ def display(path: str, cwd: str) -> str:
 
 def inside_roots(path: str, roots: list[str]) -> bool:
     """Whether the real ``path`` lies inside one of the session's real directories."""
-    real = os.path.realpath(path)
+    try:
+        real = os.path.realpath(path)
+    except OSError:  # a link changed while it was being followed, a loop, …: not known to be inside
+        return False
     for root in roots:
         base = os.path.realpath(root)
         if real == base or real.startswith(base.rstrip(os.sep) + os.sep):

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from langacp.api import SessionContext, ToolCallInfo
-from langacp_tools.diffs import Before, read_text, state
+from langacp_tools.diffs import Before, read_text, roots_of, state
 
 __all__ = ["artifact_diff", "content_blocks", "result_content", "terminal_id"]
 
@@ -40,14 +40,14 @@ def artifact_diff(result: Any) -> list[Any]:
     return [tool_diff_content(path, new, old)] if new != old else []
 
 
-def _diff(before: Before | None, result: Any) -> list[Any]:
+def _diff(before: Before | None, result: Any, roots: list[str] | None = None) -> list[Any]:
     from acp import tool_diff_content
 
     if before is None or getattr(result, "status", None) == "error":
         return []
     path, old = before
     try:
-        new = read_text(path)
+        new = read_text(path, roots)
     except Exception:  # noqa: BLE001 - unreadable after the edit: show the text instead
         return []
     if new is None or new == old:
@@ -124,7 +124,7 @@ def result_content(call: ToolCallInfo, kind: str, result: Any, session: SessionC
     if terminal is not None:
         return [tool_terminal_ref(terminal)]
     if kind == "edit":
-        diff = artifact_diff(result) or _diff(before, result)
+        diff = artifact_diff(result) or _diff(before, result, roots_of(session))
         if diff:
             return diff
     return content_blocks(result)
