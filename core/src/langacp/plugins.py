@@ -429,7 +429,11 @@ class Plugins:
 
     # tool mapping
     def tool_kind(self, call: ToolCallInfo, session: SessionContext) -> ToolKind:
-        return cast("ToolKind", self._first("langacp_tool_kind", call=call, session=session) or "other")
+        """The plugins' kind, then the project's pin where it is riskier (:func:`langacp.trust.project_kind`)."""
+        from langacp.trust import project_kind
+
+        kind = self._first("langacp_tool_kind", call=call, session=session) or "other"
+        return cast("ToolKind", project_kind(call.name, kind, session))
 
     def tool_title(self, call: ToolCallInfo, session: SessionContext) -> str:
         return cast(str, self._first("langacp_tool_title", call=call, session=session) or call.name)

@@ -78,7 +78,9 @@ default = "allow"
         await agent.conn.set_session_mode(session_id=new.session_id, mode_id="readonly")
         await agent.prompt(new.session_id, call("write_file", path=str(target), text="x"))
         assert not target.exists()
-        assert "may only tighten" in agent.stderr() and "only read from the user file" in agent.stderr()
+        stderr = agent.stderr()
+        assert 'modes.readonly.permissions.default = "allow": a project file may only tighten' in stderr
+        assert "modes.default: only the user's config may set this" in stderr
 
 
 async def test_a_broken_file_is_reported_and_the_built_in_modes_stay(tmp_path: Path) -> None:

@@ -22,7 +22,8 @@ async def test_a_cloned_project_cannot_allow_itself_anything(tmp_path: Path) -> 
         sid = await agent.start()
         assert await agent.prompt(sid, _write(target)) == "end_turn"
         assert len(client.permission_requests) == 1
-        assert f"{path} may only tighten the policy" in agent.stderr()
+        assert f'{path}: permissions.tools.* = "allow": a project file may only tighten' in agent.stderr()
+        assert "configuration not applied" in agent.client.text(sid)  # the user is told, in the session
     assert not target.exists()
 
 

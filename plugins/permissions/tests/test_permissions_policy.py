@@ -9,6 +9,7 @@ import pytest
 
 from langacp import SessionContext, ToolCallInfo
 from langacp.stores import SessionRecord
+from langacp.trust import load_layers
 from langacp_permissions import Policy, Rule, configured_policy, load_policy, policy_for, scope_of, set_policy
 from langacp_permissions.decisions import decide
 from langacp_permissions.remembered import recall, remember
@@ -82,13 +83,15 @@ def test_user_file_loosens_and_unknown_tables_are_left_to_other_plugins(config_h
     assert policy.decide("rm", "execute").decision == "deny"
 
 
-def test_a_project_file_can_only_tighten(config_home: Path, caplog: pytest.LogCaptureFixture) -> None:
+def test_a_project_file_can_only_tighten(config_home: Path) -> None:
     _project(config_home, '[permissions.kinds]\n"*" = "allow"\nread = "ask"\n[permissions.tools]\n"curl" = "deny"\n')
-    policy = load_policy(str(config_home / "project"))
+    layers = load_layers(str(config_home / "project"))
+    policy = load_policy(str(config_home / "project"), layers=layers)
     assert policy.decide("bash", "execute").decision == "ask"  # its allow-everything is ignored
     assert policy.decide("read_file", "read").decision == "ask"  # its ask tightens
     assert policy.decide("curl", "fetch").decision == "deny"
-    assert "may only tighten" in caplog.text and 'kinds."*" = "allow"' in caplog.text
+    [notice] = layers.notices
+    assert 'permissions.kinds.* = "allow"' in notice and "may only tighten" in notice
 
 
 @pytest.mark.parametrize(("trusted", "loosened"), [("{home}", True), ("{home}/project", True), ("{home}/proj", False)])
@@ -107,21 +110,41 @@ def test_a_project_cannot_trust_itself(config_home: Path) -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("[permissions\n", "cannot read it"),
+        ("[permissions\n", "the project's config file is ignored"),
         ('[permissions.kinds]\nread = "alow"\n', 'expected "allow", "ask" or "deny"'),
-        ('[permissions]\nkind = {read = "allow"}\n', "unknown key(s) in [permissions]: kind"),
-        ('permissions = "allow"\n', "[permissions] must be a table"),
-        ("[permissions]\ntrusted_projects = 3\n", "trusted_projects must be a list"),
+        ('[permissions]\nkind = {read = "ask"}\n', "unknown key(s) in [permissions]: kind"),
+        ('permissions = "ask"\n', "[permissions] must be a table"),
         ('[permissions]\ntools = ["x"]\n', "[permissions.tools] must be a table"),
     ],
 )
-def test_an_invalid_file_is_reported_and_everything_asks(
+def test_a_broken_project_file_is_ignored_and_the_users_policy_stays(
     config_home: Path, caplog: pytest.LogCaptureFixture, text: str, message: str
 ) -> None:
-    _user(config_home, '[permissions.kinds]\nexecute = "allow"\n')
+    _user(config_home, '[permissions.kinds]\nexecute = "allow"\n[permissions.tools]\n"rm" = "deny"\n')
     _project(config_home, text)
+    layers = load_layers(str(config_home / "project"))
+    policy = load_policy(str(config_home / "project"), layers=layers)
+    reported = caplog.text + "\n".join(layers.notices)
+    assert str(config_home / "project" / ".langacp.toml") in reported and message in reported
+    assert policy.decide("read_file", "read").decision == "allow"
+    assert policy.decide("bash", "execute").decision == "allow"
+    assert policy.decide("rm", "execute").decision == "deny"  # the user's deny is never turned into a question
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[permissions\n", "Expected ']'"),
+        ('[permissions.kinds]\nread = "alow"\n', 'expected "allow", "ask" or "deny"'),
+        ("[permissions]\ntrusted_projects = 3\n", "trusted_projects must be a list"),
+    ],
+)
+def test_a_broken_user_file_is_reported_and_everything_asks(
+    config_home: Path, caplog: pytest.LogCaptureFixture, text: str, message: str
+) -> None:
+    _user(config_home, text)
     policy = load_policy(str(config_home / "project"))
-    assert str(config_home / "project" / ".langacp.toml") in caplog.text and message in caplog.text
+    assert message in caplog.text
     assert policy.decide("read_file", "read").decision == "ask"
     assert policy.decide("bash", "execute").decision == "ask"
 

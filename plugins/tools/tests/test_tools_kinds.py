@@ -117,7 +117,7 @@ def test_pins_win_over_the_table_and_match_the_full_name_or_tool_part() -> None:
     assert kind_of("deploy", {"deploy": "nonsense"}) == "other"  # not a kind: ignored
 
 
-def test_pins_from_files_project_over_user_over_code(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_pins_from_the_user_over_code_never_from_the_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     user = tmp_path / "xdg"
     (user / "langacp").mkdir(parents=True)
     (user / "langacp" / "config.toml").write_text(
@@ -136,7 +136,8 @@ def test_pins_from_files_project_over_user_over_code(tmp_path: Path, monkeypatch
         from langacp_tools import config
 
         config._code_pins.clear()
-    assert pins == {"deploy": "execute", "ship": "edit", "launch": "fetch"}
+    # The project's pins are the core's to apply (only where riskier): langacp.trust.project_kind.
+    assert pins == {"deploy": "execute", "ship": "edit", "launch": "execute"}
 
 
 def test_a_broken_config_file_is_ignored(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from langacp.default_plugins import auth, content, permissions, tools, turns
+from langacp.default_plugins import auth, content, permissions, tools, trust, turns
 
 DEFAULT_PLUGINS: list[tuple[str, ModuleType]] = [
     ("langacp.default.tools", tools),
@@ -15,5 +15,6 @@ DEFAULT_PLUGINS: list[tuple[str, ModuleType]] = [
     ("langacp.default.permissions", permissions),
     ("langacp.default.turns", turns),
     ("langacp.default.auth", auth),
+    ("langacp.default.trust", trust),
 ]
 """(name, module) of every built-in plugin, in registration order."""

@@ -22,9 +22,11 @@ from typing import Any, cast
 from langacp.api import (
     PROJECT_FILE,
     ConfigFileError,
+    ConfigLayers,
     PermissionDecision,
     project_config_path,
     read_config,
+    load_layers,
     user_config_path,
 )
 from langacp_modes.mode import DEFAULT_MODE_ID, DEFAULT_MODES, Mode, ModeRule
@@ -231,14 +233,28 @@ def _apply_models(models: dict[str, ModelChoice], table: Any, path: Path, *, pro
     return models
 
 
-def load_config(cwd: str) -> ModeConfig:
-    """The modes and model choices for a session in ``cwd``. A broken file is reported and skipped."""
+def load_config(cwd: str, layers: ConfigLayers | None = None) -> ModeConfig:
+    """The modes and model choices for a session in ``cwd``. A broken file is reported and skipped.
+
+    ``layers`` are the session's configuration as the core gives it (read here when not given):
+    the project's part is already restricted (no ``allow``, no ``enabled = false``, no default
+    mode, no factories) unless the user trusts the project.
+    """
+    layers = layers if layers is not None else load_layers(cwd)
+    if layers.user_error is not None:
+        log.error(
+            "langacp-modes: cannot read it: %s. The file's modes and models are ignored until it is fixed.",
+            layers.user_error,
+        )
     modes = {m.id: m for m in DEFAULT_MODES} | dict(_registered_modes)
     config = ModeConfig(modes=modes, models=dict(_registered_models))
-    for path, project in ((user_config_path(), False), (project_config_path(cwd), True)):
+    sources = (
+        (layers.user, layers.user_path or user_config_path(), False),
+        (layers.project, layers.project_path or project_config_path(cwd), not layers.trusted),
+    )
+    for document, path, project in sources:
         try:
-            document = _read(path)
-            if document is None:
+            if not document:
                 continue
             new_modes, default = config.modes, None
             if "modes" in document:

@@ -77,7 +77,11 @@ class Mode:
         """Whether a call of ``tool`` (of ``kind``) may run at all in this mode."""
         if not self.restricted:
             return True
-        return kind in (self.kinds or ()) or any(fnmatchcase(tool, glob) for glob in self.tools or ())
+        if kind in (self.kinds or ()):
+            return True
+        # A name lets a call through only when its kind is not known to have side effects: a tool
+        # called read_file that some plugin (or a project's pin) says edits does not run here.
+        return kind not in SIDE_EFFECT_KINDS and any(fnmatchcase(tool, glob) for glob in self.tools or ())
 
     def refusal(self, tool: str, kind: str) -> str:
         """Why ``tool`` does not run in this mode: the text the model (and the editor) sees."""
@@ -105,6 +109,8 @@ BASE_RULES: tuple[ModeRule, ...] = (
 read, search, think and fetch run, every other kind asks."""
 
 READ_ONLY_KINDS: tuple[str, ...] = ("read", "search", "think", "fetch")
+SIDE_EFFECT_KINDS = frozenset({"edit", "delete", "move", "execute"})
+"""Kinds that change something: a mode's list of tool names never lets these through."""
 
 READ_ONLY_TOOLS: tuple[str, ...] = tuple(
     (

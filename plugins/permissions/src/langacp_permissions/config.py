@@ -16,11 +16,13 @@ and every other table is left alone::
 Rules from the **user** file (``$XDG_CONFIG_HOME/langacp/config.toml``, by default
 ``~/.config/langacp/config.toml``) override the defaults. Rules from the **project** file
 (``.langacp.toml`` in the session's working directory) may only tighten: a repository you
-just cloned must not be able to allow itself to run commands. Its ``allow`` rules are ignored,
-with a warning, unless the project lies under one of the user file's ``trusted_projects``.
+just cloned must not be able to allow itself to run commands. The core's trust layer
+(:mod:`langacp.trust`) takes its ``allow`` rules out, with a notice, unless the project lies
+under one of the user's trusted directories.
 
-A file that cannot be read or holds an invalid ``[permissions]`` table is reported on stderr,
-and the session's policy falls back to asking before every tool call.
+A user file that cannot be read or holds an invalid ``[permissions]`` table is reported on
+stderr, and the session's policy falls back to asking before every tool call. A broken
+project file or table is ignored whole: the user's policy stays in force.
 """
 
 from __future__ import annotations
@@ -30,7 +32,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from langacp.api import PROJECT_FILE, ConfigFileError, project_config_path, read_config, user_config_path
+from langacp.api import (
+    PROJECT_FILE,
+    ConfigFileError,
+    ConfigLayers,
+    load_layers,
+    project_config_path,
+    read_config,
+    user_config_path,
+)
 from langacp_permissions.policy import DECISIONS, Policy, Rule
 
 __all__ = ["PROJECT_FILE", "ConfigError", "load_policy", "project_config_path", "user_config_path"]
@@ -61,6 +71,11 @@ def read_settings(path: Path) -> FileSettings | None:
         document = read_config(path)
     except ConfigFileError as exc:
         raise ConfigError(f"cannot read it: {exc}") from exc
+    return settings_of(document, path)
+
+
+def settings_of(document: dict[str, Any], path: Path) -> FileSettings:
+    """The ``[permissions]`` settings of a parsed file."""
     table = document.get("permissions")
     if table is None:
         return FileSettings(path)
@@ -94,37 +109,32 @@ def parse_table(table: dict[str, Any], path: Path) -> FileSettings:
     return settings
 
 
-def _inside(directory: Path, roots: list[Path]) -> bool:
-    return any(directory == root or root in directory.parents for root in roots)
+def load_policy(cwd: str, base: Policy | None = None, layers: ConfigLayers | None = None) -> Policy:
+    """The policy for a session in ``cwd``: ``base`` (default: :class:`Policy` defaults) plus both files.
 
-
-def load_policy(cwd: str, base: Policy | None = None) -> Policy:
-    """The policy for a session in ``cwd``: ``base`` (default: :class:`Policy` defaults) plus both files."""
+    ``layers`` are the session's configuration as the core gives it (read here when not given):
+    the project's part is already restricted to what may tighten (no ``allow``), or complete
+    for a project the user trusts.
+    """
     base = base if base is not None else Policy()
+    layers = layers if layers is not None else load_layers(cwd)
+    if layers.user_error is not None:
+        log.error("langacp-permissions: %s. Until it is fixed, every tool call asks for permission.", layers.user_error)
+        return Policy.ask_everything(source=f"fallback: {layers.user_error}")
+    policy = base
     try:
-        user = read_settings(user_config_path())
-        project = read_settings(project_config_path(cwd))
+        user = settings_of(layers.user, layers.user_path or user_config_path())
     except ConfigError as exc:
         log.error("langacp-permissions: %s. Until it is fixed, every tool call asks for permission.", exc)
         return Policy.ask_everything(source=f"fallback: {exc}")
-    policy = base
-    if user is not None:
-        policy = policy.with_rules(*user.rules)
-    if project is None:
+    policy = policy.with_rules(*user.rules)
+    project_path = layers.project_path or project_config_path(cwd)
+    try:
+        project = settings_of(layers.project, project_path)
+    except ConfigError as exc:  # a broken project table never replaces the user's policy
+        log.error("langacp-permissions: %s. The project's [permissions] are ignored; your own apply.", exc)
         return policy
-    if project.trusted_projects:
-        log.warning(
-            "langacp-permissions: %s: trusted_projects is only read from the user config; ignored", project.path
-        )
-    if user is not None and _inside(Path(cwd).resolve(), user.trusted_projects):
+    if layers.trusted:
         return policy.with_rules(*project.rules)
-    loosening = [rule for rule in project.rules if rule.decision == "allow"]
-    if loosening:
-        log.warning(
-            "langacp-permissions: %s may only tighten the policy; its allow rules are ignored (%s). "
-            "To trust this project, add it to trusted_projects in %s.",
-            project.path,
-            ", ".join(rule.label() for rule in loosening),
-            user_config_path(),
-        )
+    # The core took every "allow" out of an untrusted project file (and said so); what is left only tightens.
     return policy.with_restrictions(*(rule for rule in project.rules if rule.decision != "allow"))

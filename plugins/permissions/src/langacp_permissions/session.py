@@ -6,7 +6,7 @@ import asyncio
 import json
 from dataclasses import dataclass, field
 
-from langacp.api import PermissionVerdict, SessionContext, ToolCallInfo
+from langacp.api import PermissionVerdict, SessionContext, ToolCallInfo, layers_for
 from langacp_permissions.config import load_policy
 from langacp_permissions.policy import Policy
 
@@ -41,7 +41,7 @@ def configured_policy(session: SessionContext, *, reload: bool = False) -> Polic
     """The policy from the configuration files for this session's cwd (read once, or again on ``reload``)."""
     state = state_of(session)
     if state.configured is None or reload:
-        state.configured = load_policy(session.cwd)
+        state.configured = load_policy(session.cwd, layers=layers_for(session))
     return state.configured
 
 

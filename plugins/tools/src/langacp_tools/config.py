@@ -7,8 +7,10 @@ Files (only the ``[tools.kinds]`` table is read; other tables belong to other pl
     deploy = "execute"
     github__create_issue = "edit"
 
-The project file wins over the user file, which wins over :func:`pin_kinds` (the app's own
-defaults), which wins over the built-in table.
+The user file wins over :func:`pin_kinds` (the app's own defaults), which wins over the
+built-in table. The project file's pins are applied by the core (:mod:`langacp.trust`), after
+every plugin mapped the kind, and only where they make a tool riskier: a repository cannot
+make ``run_command`` a ``read``.
 """
 
 from __future__ import annotations
@@ -16,8 +18,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
-from langacp.api import ConfigFileError, project_config_path, read_config, user_config_path
+from langacp.api import ConfigLayers, load_layers, user_config_path
 from langacp_tools.kinds import KINDS
 
 __all__ = ["load_pins", "pin_kinds"]
@@ -35,12 +38,7 @@ def pin_kinds(kinds: Mapping[str, str]) -> None:
     _code_pins.update(kinds)
 
 
-def _file_pins(path: Path) -> dict[str, str]:
-    try:
-        data = read_config(path)
-    except ConfigFileError as exc:
-        log.warning("langacp-tools: cannot read %s; its [tools.kinds] are ignored", exc)
-        return {}
+def _file_pins(data: dict[str, Any], path: Path) -> dict[str, str]:
     tools = data.get("tools")
     table = tools.get("kinds") if isinstance(tools, dict) else None
     if table is None:
@@ -57,6 +55,7 @@ def _file_pins(path: Path) -> dict[str, str]:
     return pins
 
 
-def load_pins(cwd: str) -> dict[str, str]:
-    """Every pinned kind for a session in ``cwd``, the most specific source winning."""
-    return {**_code_pins, **_file_pins(user_config_path()), **_file_pins(project_config_path(cwd))}
+def load_pins(cwd: str, layers: ConfigLayers | None = None) -> dict[str, str]:
+    """The kinds pinned for a session in ``cwd`` from code and by the user (the user's pins win)."""
+    layers = layers if layers is not None else load_layers(cwd)
+    return {**_code_pins, **_file_pins(layers.user, layers.user_path or user_config_path())}

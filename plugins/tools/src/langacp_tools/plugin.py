@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from langacp.api import SessionContext, ToolCallInfo, hookimpl
+from langacp.api import SessionContext, ToolCallInfo, hookimpl, layers_for
 from langacp_tools import diffs
 from langacp_tools.config import load_pins
 from langacp_tools.kinds import Kind, kind_of, tool_part
@@ -20,7 +20,7 @@ from langacp_tools.titles import title_of
 def _pins(session: SessionContext) -> dict[str, str]:
     mine = diffs.state(session)
     if mine.pins is None:
-        mine.pins = load_pins(session.cwd)
+        mine.pins = load_pins(session.cwd, layers_for(session))
     return mine.pins
 
 

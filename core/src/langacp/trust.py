@@ -1,0 +1,214 @@
+"""Who may loosen what: the user's configuration against a project's, enforced here for every plugin.
+
+The user's file (``$XDG_CONFIG_HOME/langacp/config.toml``) may loosen and tighten. A project's
+``.langacp.toml`` comes with whatever repository the user opened, so it may only tighten:
+
+- no ``"allow"`` anywhere (a permission decision: rules, a mode's permissions, a default);
+- no ``enabled = false`` (it cannot switch off a mode or a check);
+- none of the keys only the user may set (:data:`USER_ONLY`): trusted projects, which mode a
+  session starts in, whether project MCP servers run, model factories (code to import);
+- kind pins (``[tools.kinds]``) only where they make a tool *riskier* (:func:`riskier`):
+  the core applies them after every plugin mapped the kind (:func:`project_kind`).
+
+Everything else in the project file applies as each plugin reads it. What is taken out is
+reported: a line on stderr and a notice the editor shows in the session, naming the file and
+the key. A project file that cannot be read or parsed is ignored whole (with a notice): it
+never replaces the user's configuration. A project under one of the user's
+``[trust] projects`` (or ``[permissions] trusted_projects``) directories is trusted: its file
+applies in full.
+
+Plugins read configuration through :func:`layers_for` (or :func:`load_layers`), never the
+project file directly.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from langacp.config import ConfigFileError, project_config_path, read_config, user_config_path
+from langacp.types import SessionContext
+
+__all__ = [
+    "KIND_RISK",
+    "STATE_KEY",
+    "USER_ONLY",
+    "ConfigLayers",
+    "layers_for",
+    "load_layers",
+    "project_kind",
+    "riskier",
+]
+
+log = logging.getLogger("langacp.config")
+
+STATE_KEY = "langacp.config"
+"""``SessionContext.state`` key of the session's :class:`ConfigLayers`."""
+
+USER_ONLY = frozenset(
+    {
+        "trust",
+        "permissions.trusted_projects",
+        "modes.default",
+        "mcp.project_servers",
+        "mcp.trust_annotations",
+        "mcp.timeout",
+    }
+)
+"""Dotted keys a project file may not set (its value is ignored, with a notice)."""
+
+KIND_RISK = {
+    "think": 0,
+    "read": 1,
+    "search": 1,
+    "fetch": 2,
+    "switch_mode": 2,
+    "other": 3,
+    "edit": 4,
+    "move": 5,
+    "delete": 6,
+    "execute": 7,
+}
+"""How much harm a call of each ACP tool kind can do; a project pin must not lower it."""
+
+
+def riskier(pinned: str, kind: str) -> bool:
+    """Whether ``pinned`` is a riskier kind than ``kind`` (an unknown kind counts as ``other``)."""
+    return KIND_RISK.get(pinned, KIND_RISK["other"]) > KIND_RISK.get(kind, KIND_RISK["other"])
+
+
+@dataclass
+class ConfigLayers:
+    """The user's configuration and what a project's file may add to it, for one working directory."""
+
+    user: dict[str, Any] = field(default_factory=dict)
+    """The user's file (``{}`` when missing or unreadable: see :attr:`user_error`)."""
+    project: dict[str, Any] = field(default_factory=dict)
+    """The project's file with everything that would loosen taken out (all of it when trusted)."""
+    user_path: Path | None = None
+    project_path: Path | None = None
+    user_error: str | None = None
+    """Why the user's file could not be read; plugins then fall back to their safest settings."""
+    trusted: bool = False
+    """The project lies under one of the user's trusted directories: its file applies in full."""
+    notices: list[str] = field(default_factory=list)
+    """What was ignored and why, naming the file and the key: logged and shown in the session."""
+
+    def table(self, name: str, *, project: bool) -> Any:
+        """The ``[name]`` table (dotted for a sub-table) of the user's or the project's layer, or ``None``."""
+        value: Any = self.project if project else self.user
+        for part in name.split("."):
+            value = value.get(part) if isinstance(value, dict) else None
+        return value
+
+    def project_pins(self) -> dict[str, str]:
+        """The project's kind pins (``[tools.kinds]``): applied only where they make a tool riskier."""
+        table = self.table("tools.kinds", project=True)
+        return {str(k): v for k, v in table.items() if isinstance(v, str)} if isinstance(table, dict) else {}
+
+
+def _trusted_roots(user: dict[str, Any]) -> list[Path]:
+    found: list[Any] = []
+    trust = user.get("trust")
+    if isinstance(trust, dict) and isinstance(trust.get("projects"), list):
+        found += trust["projects"]
+    permissions = user.get("permissions")
+    if isinstance(permissions, dict) and isinstance(permissions.get("trusted_projects"), list):
+        found += permissions["trusted_projects"]
+    return [Path(os.path.expanduser(p)).resolve() for p in found if isinstance(p, str) and p]
+
+
+def _restrict(value: Any, path: str, notices: list[str], file: Path) -> Any:
+    """``value`` (at dotted ``path``) without what would loosen; each removal noted."""
+    if path in USER_ONLY:
+        notices.append(f"{file}: {path}: only the user's config may set this; ignored")
+        return _REMOVED
+    if isinstance(value, dict):
+        if path.startswith("models.") and "factory" in value:
+            notices.append(f"{file}: {path}.factory: a project file may not name code to import; ignored")
+            return _REMOVED
+        kept: dict[str, Any] = {}
+        for key, inner in value.items():
+            child = f"{path}.{key}" if path else str(key)
+            if key == "enabled" and inner is False:
+                notices.append(f"{file}: {child} = false: a project file may not disable anything; ignored")
+                continue
+            restricted = _restrict(inner, child, notices, file)
+            if restricted is not _REMOVED:
+                kept[key] = restricted
+        return kept
+    if isinstance(value, list):
+        return [
+            item
+            for item in (_restrict(v, f"{path}[{i}]", notices, file) for i, v in enumerate(value))
+            if item is not _REMOVED
+        ]
+    if value == "allow":
+        notices.append(f'{file}: {path} = "allow": a project file may only tighten (ask, deny); ignored')
+        return _REMOVED
+    if path.startswith("tools.kinds.") and KIND_RISK.get(str(value), KIND_RISK["other"]) <= KIND_RISK["search"]:
+        notices.append(
+            f'{file}: {path} = "{value}": a project file may pin a tool only to a riskier kind; '
+            "applied only where it makes the tool riskier"
+        )
+    return value
+
+
+_REMOVED = object()
+
+
+def load_layers(cwd: str) -> ConfigLayers:
+    """Read the user's and the project's files for a session in ``cwd`` (blocking file reads: use a thread)."""
+    user_path, project_path = user_config_path(), project_config_path(cwd)
+    layers = ConfigLayers(user_path=user_path, project_path=project_path)
+    try:
+        layers.user = read_config(user_path)
+    except ConfigFileError as exc:
+        layers.user_error = str(exc)
+        layers.notices.append(f"cannot read your config file {exc}")
+    try:
+        project = read_config(project_path)
+    except ConfigFileError as exc:
+        layers.notices.append(f"the project's config file is ignored, it cannot be read: {exc}")
+        return layers
+    if not project:
+        return layers
+    here = Path(cwd).resolve()
+    layers.trusted = any(here == root or root in here.parents for root in _trusted_roots(layers.user))
+    if layers.trusted:
+        layers.project = project
+        return layers
+    restricted = _restrict(project, "", layers.notices, project_path)
+    layers.project = restricted if isinstance(restricted, dict) else {}
+    return layers
+
+
+def layers_for(session: SessionContext) -> ConfigLayers:
+    """The session's configuration layers, read once (see :func:`load_layers`)."""
+    layers = session.state.get(STATE_KEY)
+    if not isinstance(layers, ConfigLayers):
+        layers = session.state[STATE_KEY] = load_layers(session.cwd)
+    return layers
+
+
+def project_kind(name: str, kind: str, session: SessionContext) -> str:
+    """``kind``, or the project's pin for tool ``name`` when that pin is riskier."""
+    pinned = layers_for(session).project_pins().get(name)
+    if pinned is None or pinned == kind:
+        return kind
+    if riskier(pinned, kind):
+        return pinned
+    warned: set[str] = session.state.setdefault("langacp.config.pins_warned", set())
+    if name not in warned:
+        warned.add(name)
+        log.warning(
+            "langacp: %s pins %s to %r, less risky than %r: a project file may only make a tool riskier; ignored",
+            layers_for(session).project_path,
+            name,
+            pinned,
+            kind,
+        )
+    return kind
