@@ -15,7 +15,7 @@ import hashlib
 import logging
 import os
 import re
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -31,7 +31,15 @@ from langacp.api import watching_new_groups
 from langacp_mcp.config import ServerSpec, base_environment
 from langacp_mcp.content import for_the_model
 
-__all__ = ["CLOSE_TIMEOUT", "ServerConnection", "SessionServers", "describe_error", "qualified_name", "tool_prefix"]
+__all__ = [
+    "CLOSE_TIMEOUT",
+    "ServerConnection",
+    "SessionServers",
+    "annotated_kind",
+    "describe_error",
+    "qualified_name",
+    "tool_prefix",
+]
 
 log = logging.getLogger("langacp.mcp")
 
@@ -56,6 +64,26 @@ def qualified_name(server: str, tool: str, taken: set[str] | frozenset[str] = fr
 def tool_prefix(server: str) -> str:
     """What the qualified names of a server's tools start with."""
     return _NOT_ALLOWED.sub("_", server) + "__"
+
+
+def annotated_kind(annotations: Mapping[str, Any], *, trusted: bool) -> str:
+    """The ACP kind of an MCP tool from its annotations (never from its name).
+
+    ``destructiveHint`` → ``delete``; a ``readOnlyHint`` → ``read`` only when the user trusts
+    the server's annotations (``trusted``: ``[mcp] trust_annotations`` in the user's file),
+    else ``other``; a tool that says it is not read-only (or not destructive) → ``edit``; no
+    annotation → ``other``. ``other`` asks in the interactive mode and is refused in the
+    read-only one. The MCP spec calls annotations hints: a server's claim that a tool only
+    reads never makes it run unasked unless the user said so, and the user's pins win.
+    """
+    read_only, destructive = annotations.get("readOnlyHint"), annotations.get("destructiveHint")
+    if destructive is True:
+        return "delete"
+    if read_only is True:
+        return "read" if trusted else "other"
+    if read_only is False or destructive is False:
+        return "edit"
+    return "other"
 
 
 def describe_error(exc: BaseException) -> str:
@@ -164,6 +192,8 @@ class SessionServers:
         """Raw MCP results by tool call id, until the result is shown to the editor."""
         self.names: dict[str, tuple[str, str, str | None]] = {}
         """Qualified tool name → (server, MCP tool name, MCP title)."""
+        self.annotations: dict[str, dict[str, Any]] = {}
+        """Qualified tool name → its MCP annotations (``readOnlyHint``, ``destructiveHint``, …): hints."""
         self.tools: list[BaseTool] = []
         self.closed = False
 
@@ -199,6 +229,7 @@ class SessionServers:
             tool.name = qualified
             tool.metadata = {**metadata, "mcp_server": server}  # how langacp.lib.load_mcp_tools finds them
             self.names[qualified] = (server, original, title)
+            self.annotations[qualified] = dict(metadata)
             self.tools.append(tool)
 
     async def aclose(self) -> None:

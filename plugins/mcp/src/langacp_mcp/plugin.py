@@ -119,7 +119,31 @@ def langacp_system_prompt(session: SessionContext) -> str | None:
     return "\n\n".join(parts) or None
 
 
-@hookimpl
+# tryfirst: an MCP tool's kind is the user's pin or its server's annotations, never a guess from its name
+# (a server naming a tool read_file does not make it a read).
+@hookimpl(tryfirst=True)
+def langacp_tool_kind(call: ToolCallInfo, session: SessionContext) -> str | None:
+    servers = servers_of(session)
+    known = servers.names.get(call.name) if servers is not None else None
+    if servers is None or known is None:
+        return None
+    from langacp.trust import KIND_RISK, layers_for
+    from langacp_mcp.connections import annotated_kind
+
+    layers = layers_for(session)
+    pins = layers.table("tools.kinds", project=False)
+    pinned = pins.get(call.name) if isinstance(pins, dict) else None
+    if isinstance(pinned, str) and pinned in KIND_RISK:
+        return pinned
+    trusted = layers.table("mcp.trust_annotations", project=False)
+    server = known[0]
+    return annotated_kind(
+        servers.annotations.get(call.name, {}), trusted=isinstance(trusted, list) and server in trusted
+    )
+
+
+# tryfirst: the title names the server, in the tool call and in the permission request.
+@hookimpl(tryfirst=True)
 def langacp_tool_title(call: ToolCallInfo, session: SessionContext) -> str | None:
     servers = servers_of(session)
     known = servers.names.get(call.name) if servers is not None else None
