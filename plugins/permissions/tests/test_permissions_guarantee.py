@@ -201,11 +201,11 @@ async def test_remembered_answers_survive_a_reconnect(tmp_path: Path, how: str) 
             await agent.conn.load_session(session_id=sid, cwd=str(agent.cwd), mcp_servers=[])
         client.answer = "allow_once"
         agent.client.updates.clear()
-        await agent.prompt(sid, _prompt({**run, "args": {**run["args"], "command": "make test -j4"}}))
+        await agent.prompt(sid, _prompt({**run, "args": {**run["args"], "command": "make test VERBOSE=1"}}))
         await agent.prompt(sid, _prompt(_write(rejected)))
         assert len(client.permission_requests) == 2  # both answered from memory
         assert "always reject `write_file`" in failed_text(agent, sid)
-    assert log.read_text().splitlines() == ["make test", "make test -j4"]
+    assert log.read_text().splitlines() == ["make test", "make test VERBOSE=1"]
     assert not rejected.exists()
 
 
