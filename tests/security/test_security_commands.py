@@ -1,0 +1,70 @@
+"""What "always allow" for a command remembers: never more than its option name says.
+
+Over real pipes, with langacp-client-tools running real commands in a real git repository:
+each "always" is followed by the attacks of issue 17 (an option that writes, ``git -c`` alias
+running a shell, a ``sed`` script that writes, chaining, substitution, redirection). Every one
+of them is asked again (and rejected here), and none leaves its file behind.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from security_support import call, served
+
+from langacp.client import PermissionRequest
+from langacp.testing.editor import EditorClient
+
+
+def _repo(work: Path) -> None:
+    work.mkdir()
+    (work / "notes.txt").write_text("one\ntwo\n")
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+    for args in (["init", "-q"], ["add", "notes.txt"], ["commit", "-qm", "first"]):
+        subprocess.run(["git", *args], cwd=work, check=True, env={**env, "PATH": "/usr/bin:/bin"})
+
+
+def _always_then_reject(request: PermissionRequest) -> Any:
+    """The first request of each approved command is answered "always"; every other one is rejected."""
+    wanted = ANSWERS.pop(0)
+    return next(o.option_id for o in request.options if o.kind == wanted)
+
+
+ANSWERS: list[str] = []
+
+
+async def test_always_allow_never_covers_a_writing_or_chained_command(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    _repo(work)
+    client = EditorClient(answer=_always_then_reject, fs=False, terminal=False)
+    approved_then_attacks = [
+        (
+            "git log --oneline -1",
+            ["git log --output=pwned1", "git log -1 --output pwned1b", "git log -1; touch pwned2"],
+        ),
+        ("git -c core.pager=cat log -1", ["git -c 'alias.x=!touch pwned3' x"]),
+        ("sed -n 1p notes.txt", ["sed -n 'w pwned4' notes.txt", "sed -i s/one/ONE/ notes.txt"]),
+        ("cat notes.txt", ["cat notes.txt > pwned5", "cat notes.txt && touch pwned6", "cat $(touch pwned7)"]),
+    ]
+    async with served(work, tmp_path, client) as agent:
+        sid = await agent.start()
+        results: list[tuple[str, dict[str, Any]]] = []
+        for approved, attacks in approved_then_attacks:
+            ANSWERS[:] = ["allow_always", *(["reject_once"] * len(attacks))]
+            results.append((approved, await call(agent, sid, "run_command", command=approved)))
+            for attack in attacks:
+                results.append((attack, await call(agent, sid, "run_command", command=attack)))
+        covered = await call(agent, sid, "run_command", command="git log -2")  # what "always" did remember
+    asked = [r.tool_call.raw_input["command"] for r in client.permission_requests]  # type: ignore[index]
+    assert asked == [command for command, _ in results]  # every attack was asked about, none ran unasked
+    for command, result in results:
+        approved = command in {a for a, _ in approved_then_attacks}
+        assert result["status"] == ("completed" if approved else "failed"), command
+    named = {r.tool_call.raw_input["command"]: r.options for r in client.permission_requests}  # type: ignore[index]
+    always = next(o.name for o in named["git log --oneline -1"] if o.kind == "allow_always")
+    assert always.startswith("Always allow `git log` commands of `run_command` without options that write files")
+    assert covered["status"] == "completed"
+    assert sorted(p.name for p in work.iterdir()) == [".git", "notes.txt"]
+    assert (work / "notes.txt").read_text() == "one\ntwo\n"
