@@ -127,7 +127,7 @@ def langacp_tool_kind(call: ToolCallInfo, session: SessionContext) -> str | None
     known = servers.names.get(call.name) if servers is not None else None
     if servers is None or known is None:
         return None
-    from langacp.trust import KIND_RISK, layers_for
+    from langacp.api import KIND_RISK, layers_for
     from langacp_mcp.connections import annotated_kind
 
     layers = layers_for(session)

@@ -24,9 +24,9 @@ from langacp.api import (
     ConfigFileError,
     ConfigLayers,
     PermissionDecision,
+    load_layers,
     project_config_path,
     read_config,
-    load_layers,
     user_config_path,
 )
 from langacp_modes.mode import DEFAULT_MODE_ID, DEFAULT_MODES, Mode, ModeRule
