@@ -116,18 +116,20 @@ def _toml_message(path: Path, message: str) -> str:
 def load_table(name: str, cwd: str) -> dict[str, Any]:
     """The ``[name]`` table merged over the user file and the project file (the project's keys win).
 
-    A dotted ``name`` (``"tools.kinds"``) names a sub-table. A file that cannot be read, or a
-    value that is not a table, is logged on stderr and skipped.
+    A dotted ``name`` (``"tools.kinds"``) names a sub-table. The project's part is what
+    :mod:`langacp.trust` lets a project set (nothing that loosens, unless the user trusts the
+    project). A file that cannot be read, or a value that is not a table, is logged on stderr
+    and skipped.
     """
+    from langacp.trust import load_layers
+
+    layers = load_layers(cwd)
+    for error in (layers.user_error, layers.project_error):
+        if error is not None:
+            log.warning("langacp: ignoring config file %s", error)
     merged: dict[str, Any] = {}
-    for path in (user_config_path(), project_config_path(cwd)):
-        try:
-            table: Any = read_config(path)
-        except ConfigFileError as exc:
-            log.warning("langacp: ignoring config file %s", exc)
-            continue
-        for part in name.split("."):
-            table = table.get(part) if isinstance(table, dict) else None
+    for project, path in ((False, layers.user_path), (True, layers.project_path)):
+        table = layers.table(name, project=project)
         if isinstance(table, dict):
             merged.update(table)
         elif table is not None:

@@ -92,6 +92,8 @@ class ConfigLayers:
     project_path: Path | None = None
     user_error: str | None = None
     """Why the user's file could not be read; plugins then fall back to their safest settings."""
+    project_error: str | None = None
+    """Why the project's file could not be read (it is then ignored whole)."""
     trusted: bool = False
     """The project lies under one of the user's trusted directories: its file applies in full."""
     notices: list[str] = field(default_factory=list)
@@ -172,6 +174,7 @@ def load_layers(cwd: str) -> ConfigLayers:
     try:
         project = read_config(project_path)
     except ConfigFileError as exc:
+        layers.project_error = str(exc)
         layers.notices.append(f"the project's config file is ignored, it cannot be read: {exc}")
         return layers
     if not project:
