@@ -22,7 +22,17 @@ from typing import Any
 from langacp.api import SessionContext, ToolCallInfo, fd_path, is_inside
 from langacp_tools.paths import absolute, first_path, inside_roots
 
-__all__ = ["MAX_BYTES", "Before", "ToolsState", "capture_before", "proposed_text", "read_text", "roots_of", "state", "target_path"]
+__all__ = [
+    "MAX_BYTES",
+    "Before",
+    "ToolsState",
+    "capture_before",
+    "proposed_text",
+    "read_text",
+    "roots_of",
+    "state",
+    "target_path",
+]
 
 MAX_BYTES = 1024 * 1024
 _NEW_TEXT_KEYS = ("content", "file_text", "contents", "new_content", "text", "data")
