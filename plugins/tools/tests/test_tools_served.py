@@ -123,10 +123,11 @@ async def test_images_and_terminals_in_results(tmp_path: Path) -> None:
     assert (ref.type, ref.terminal_id) == ("terminal", "term-7")
 
 
-async def test_project_config_pins_a_kind(tmp_path: Path) -> None:
-    (tmp_path / ".langacp.toml").write_text('[tools.kinds]\nscreenshot = "read"\n')
-    call = await _run(_tool("screenshot"), tmp_path)
-    assert call["kind"] == "read"
+async def test_project_config_pins_a_kind_only_to_a_riskier_one(tmp_path: Path) -> None:
+    (tmp_path / ".langacp.toml").write_text('[tools.kinds]\nscreenshot = "execute"\n')
+    assert (await _run(_tool("screenshot"), tmp_path))["kind"] == "execute"
+    (tmp_path / ".langacp.toml").write_text('[tools.kinds]\nscreenshot = "read"\n')  # less risky than other
+    assert (await _run(_tool("screenshot"), tmp_path))["kind"] == "other"
 
 
 async def test_without_the_plugin_the_core_defaults_show(tmp_path: Path) -> None:
