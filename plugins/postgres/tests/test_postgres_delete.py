@@ -10,7 +10,7 @@ from langacp.testing.harness import serve
 
 
 def thread_ids(url: str) -> set[str]:
-    with psycopg.connect(url) as conn:
+    with psycopg.connect(url, client_encoding="UTF8") as conn:  # str whatever the server's encoding
         return {row[0] for row in conn.execute("SELECT DISTINCT thread_id FROM checkpoints")}
 
 
