@@ -95,7 +95,7 @@ def _remote(report: Report, args: argparse.Namespace) -> None:
     try:
         load_target_driver("remote").check(target)
     except TargetError as exc:
-        report.problem(Problem(f"remote target {args.target} at {args.remote}: {exc}", "see docs/remote.md"))
+        report.problem(Problem(f"remote target {args.target} at {args.remote}: {exc}", "see docs/scale-out.md"))
         return
     except Exception as exc:  # noqa: BLE001 - the driver is missing or broken
         report.problem(Problem(f"remote target driver: {exc}", "pip install langacp-remote"))
