@@ -9,6 +9,7 @@ to an in-process agent through ``langacp serve``'s own guarded transport, over O
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
@@ -55,13 +56,39 @@ def start_agent(tmp_path: Path) -> StartAgent:
 
 
 @pytest.fixture
-def start_raw() -> Callable[..., AbstractAsyncContextManager[RawAgent]]:
-    """``async with start_raw() as agent``: raw bytes to the agent in this process, through its guarded transport."""
+def start_raw(tmp_path: Path) -> Callable[..., AbstractAsyncContextManager[RawAgent]]:
+    """``async with start_raw() as agent``: raw bytes to the agent in this process, through its guarded
+    transport; ``subprocess=True``: to ``langacp serve`` over real pipes (for what a thread left
+    running would block in this process, e.g. a target whose import never ends)."""
 
     @asynccontextmanager
-    async def _start(target: str = "agent", env: dict[str, str] | None = None) -> AsyncIterator[RawAgent]:
+    async def _start(
+        target: str = "agent",
+        env: dict[str, str] | None = None,
+        testplug: Sequence[str] = (),
+        *,
+        subprocess: bool = False,
+    ) -> AsyncIterator[RawAgent]:
         spec = target if ":" in target else f"{SCRIPTED}:{target}"
-        async with harness.serve_raw_in_process(spec, env=agent_env(extra=env), isolate=False) as pipes:
-            yield RawAgent(pipes)
+        plugins = ["testplug"] if testplug else []
+        environment = agent_env(testplug=testplug, extra=env)
+        if not subprocess:
+            async with harness.serve_raw_in_process(spec, plugins=plugins, env=environment, isolate=False) as pipes:
+                yield RawAgent(pipes)
+            return
+        with (tmp_path / "raw.stderr").open("w") as stderr:
+            process = await asyncio.create_subprocess_exec(
+                *harness.serve_command(spec, plugins=plugins),
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=stderr,
+                env={**environment, "XDG_DATA_HOME": str(tmp_path / "data")},
+            )
+            try:
+                yield RawAgent(process)
+            finally:
+                if process.returncode is None:
+                    process.kill()
+                await process.wait()
 
     return _start

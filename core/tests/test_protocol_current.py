@@ -5,40 +5,15 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Sequence
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 
 import pytest
-from core_support import FIXTURES, REPO, RawAgent, agent_env, serve_command
+from core_support import FIXTURES, RawAgent
 
 StartRaw = Callable[..., AbstractAsyncContextManager[RawAgent]]
-
-
-@pytest.fixture
-def start_raw(tmp_path: Path) -> StartRaw:
-    """``langacp serve`` as a subprocess over real pipes, spoken to in raw JSON-RPC lines."""
-
-    @asynccontextmanager
-    async def _start(target: str = "agent", testplug: Sequence[str] = ()) -> AsyncIterator[RawAgent]:
-        with (tmp_path / "raw.stderr").open("w") as stderr:
-            process = await asyncio.create_subprocess_exec(
-                *serve_command(target, testplug=bool(testplug)),
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=stderr,
-                env=agent_env(testplug=testplug, extra={"XDG_DATA_HOME": str(tmp_path / "data")}),
-                cwd=str(REPO),
-            )
-            try:
-                yield RawAgent(process)
-            finally:
-                if process.returncode is None:
-                    process.kill()
-                await process.wait()
-
-    return _start
 
 
 STABLE: dict[str, Any] = {"fs": {"readTextFile": True, "writeTextFile": True}}
@@ -158,7 +133,7 @@ async def test_protocol_current_cancel_request_of_a_prompt(start_raw: StartRaw, 
 async def test_protocol_current_cancel_request_of_another_request(start_raw: StartRaw, tmp_path: Path) -> None:
     """Any other in-flight request cancelled by id answers -32800 at once, and the agent goes on."""
     target = f"{FIXTURES / 'slow_target.py'}:agent"  # session/new waits for a 60 s import
-    async with start_raw(target) as agent:
+    async with start_raw(target, subprocess=True) as agent:  # in process, the import's thread would be waited for
         await init(agent)
         await agent.send(
             {

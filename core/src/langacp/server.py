@@ -134,18 +134,27 @@ async def _stdio_streams(protocol_fd: int) -> tuple[asyncio.StreamReader, Any]:
     return reader, asyncio.StreamWriter(transport, write_protocol, None, loop)  # type: ignore[arg-type]
 
 
-async def _run(agent: Any, protocol_fd: int) -> int:
-    """Serve until stdin closes or a signal; the exit status (2 if the target fails to load)."""
+def agent_connection(agent: Any, transport: Any) -> Any:
+    """The SDK's agent-side connection over ``transport`` with the routes the SDK lacks (``langacp.sdk_routes``).
+
+    What ``langacp serve`` runs; ``langacp.testing.harness`` serves its in-process agents through it too.
+    """
     from acp.core import AgentSideConnection
 
+    from langacp import sdk_routes
+
+    conn = AgentSideConnection(agent, transport, listening=False, use_unstable_protocol=True)
+    sdk_routes.install(conn, agent)
+    return conn
+
+
+async def _run(agent: Any, protocol_fd: int) -> int:
+    """Serve until stdin closes or a signal; the exit status (2 if the target fails to load)."""
     from langacp.startup import EXIT_BAD_SETUP
     from langacp.transport import GuardedTransport
 
     reader, writer = await _stdio_streams(protocol_fd)
-    from langacp import sdk_routes
-
-    conn = AgentSideConnection(agent, GuardedTransport(reader, writer), listening=False, use_unstable_protocol=True)  # type: ignore[arg-type]
-    sdk_routes.install(conn, agent)
+    conn = agent_connection(agent, GuardedTransport(reader, writer))
     listen = asyncio.ensure_future(conn.listen())
     code = 0
 

@@ -273,17 +273,13 @@ async def serve_raw_in_process(
     For tests that write raw bytes (malformed JSON, bad envelopes): ``pipes.stdin.write(...)``,
     ``await pipes.stdout.readline()``.
     """
-    from acp.agent.connection import AgentSideConnection
-
-    from langacp import sdk_routes
+    from langacp.server import agent_connection
     from langacp.transport import GuardedTransport
 
     async with _agent_in_process(target, plugins, args, env, None, isolate=isolate) as (agent, _workdir, _log):
         agent_in, test_out = await _pipe()
         test_in, agent_out = await _pipe()
-        transport: Any = GuardedTransport(agent_in, agent_out)
-        agent_conn = AgentSideConnection(cast(Any, agent), transport, listening=False, use_unstable_protocol=True)
-        sdk_routes.install(agent_conn, agent)  # as langacp serve does
+        agent_conn = agent_connection(agent, GuardedTransport(agent_in, agent_out))  # as langacp serve does
         serving = asyncio.ensure_future(agent_conn.listen())
         try:
             yield RawPipes(test_out, test_in, serving)
@@ -352,9 +348,7 @@ async def _agent_in_process(
 @asynccontextmanager
 async def _connected(agent: Any, client: RecordingClient) -> AsyncIterator[tuple[ClientSideConnection, Any]]:
     """``agent`` served on one end of an in-memory pair, ``client`` on the other; closed like a pipe after."""
-    from acp.agent.connection import AgentSideConnection
-
-    from langacp import sdk_routes
+    from langacp.server import agent_connection
 
     try:
         from acp._transport import memory_transport_pair
@@ -362,9 +356,7 @@ async def _connected(agent: Any, client: RecordingClient) -> AsyncIterator[tuple
         from acp.transports import memory_transport_pair  # type: ignore[attr-defined,no-redef]
 
     agent_end, client_end = memory_transport_pair()
-    transport: Any = _JsonTransport(agent_end)
-    agent_conn = AgentSideConnection(cast(Any, agent), transport, listening=False, use_unstable_protocol=True)
-    sdk_routes.install(agent_conn, agent)  # as langacp serve does
+    agent_conn = agent_connection(agent, _JsonTransport(agent_end))  # as langacp serve does
     serving = asyncio.ensure_future(agent_conn.listen())
     client_transport: Any = _JsonTransport(client_end)
     conn = ClientSideConnection(cast(Any, client), client_transport, use_unstable_protocol=True)
