@@ -197,3 +197,11 @@ def test_a_project_file_cannot_name_model_factories(tmp_path: Path, monkeypatch:
         '[models]\nchoices = ["openai:gpt-4.1", { id = "evil", factory = "evil:model" }]\n', encoding="utf-8"
     )
     assert list(load_config(str(project)).models) == ["openai:gpt-4.1"]
+
+
+@pytest.mark.parametrize(("kind", "runs"), [("read", True), ("other", True), ("edit", False), ("execute", False)])
+def test_a_read_only_name_never_lets_a_side_effect_through(kind: str, runs: bool) -> None:
+    """readonly lists read_file by name (for when no plugin maps kinds), not whatever is called read_file."""
+    readonly = next(m for m in load_config("/nonexistent").modes.values() if m.id == "readonly")
+    assert readonly.permits("read_file", kind) is runs
+    assert readonly.permits("evil__read_file", "other") is False  # an MCP tool's name is not on the list
