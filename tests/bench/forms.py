@@ -138,6 +138,7 @@ def langacp_form(name: str, attr: str) -> Form:
 
 def base_forms(tree: Path) -> list[Form]:
     """langacp's two forms from another source tree (``--base``): its packages shadow the installed ones."""
+    tree = tree.resolve()
     paths = [tree / "core" / "src", *sorted((tree / "plugins").glob("*/src"))]
     env = {"PYTHONPATH": os.pathsep.join(str(p) for p in paths)}
     return [
