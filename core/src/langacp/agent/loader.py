@@ -145,11 +145,8 @@ class Loader:
         return target, store
 
     def _load_target(self) -> Target:
-        from langacp import tracing
         from langacp.target import load_target
 
         if not self.target_spec or not isinstance(self.target_spec, str):
             raise RequestError.internal_error({"details": "no TARGET to serve"})
-        target = load_target(self.target_spec)
-        tracing.install()  # LangSmith is imported by now (or here, off the event loop)
-        return target
+        return load_target(self.target_spec)
