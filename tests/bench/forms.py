@@ -593,13 +593,14 @@ def compare(current: dict[str, dict[str, float]], recorded: dict[str, dict[str, 
     return worse
 
 
-def _recorded(ref: str | None) -> dict[str, dict[str, float]]:
+def _recorded(ref: str | None) -> dict[str, Any]:
+    """The recorded baseline (``tests/bench/baseline.json``, at git ``ref`` if given): sizes and ratios."""
     if ref is None:
-        return dict(json.loads(BASELINE.read_text(encoding="utf-8"))["ratios"])
+        return dict(json.loads(BASELINE.read_text(encoding="utf-8")))
     shown = subprocess.run(
         ["git", "show", f"{ref}:{BASELINE.relative_to(REPO)}"], cwd=REPO, capture_output=True, text=True, check=True
     )
-    return dict(json.loads(shown.stdout)["ratios"])
+    return dict(json.loads(shown.stdout))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -656,7 +657,13 @@ def main(argv: list[str] | None = None) -> int:
         )
         write_docs(results, table)
     if args.compare is not None:
-        worse = compare(current, _recorded(args.compare or None))
+        recorded = _recorded(args.compare or None)
+        if {k: v for k, v in recorded["sizes"].items() if k != "rounds"} != {
+            k: v for k, v in sizes.__dict__.items() if k != "rounds"
+        }:
+            print("--compare: the recorded run used other sizes (run without --quick)", file=sys.stderr)
+            return 2
+        worse = compare(current, recorded["ratios"])
         for line in worse:
             print(f"REGRESSION: {line}", file=sys.stderr)
         if worse:
