@@ -196,7 +196,11 @@ PEER_ROW_TIMEOUT = 60.0
 
 
 class RowTimeout(Exception):
-    """A peer took longer than ``PEER_ROW_TIMEOUT`` on a row."""
+    """A peer took longer than ``PEER_ROW_TIMEOUT`` on a row; ``partial`` holds the rows it finished before."""
+
+    def __init__(self, row: str, partial: dict[str, float]) -> None:
+        super().__init__(row)
+        self.partial = partial
 
 
 async def measure_served(form: Form, sizes: Sizes, skip: set[str]) -> dict[str, float]:
@@ -213,7 +217,7 @@ async def measure_served(form: Form, sizes: Sizes, skip: set[str]) -> dict[str, 
         try:
             await asyncio.wait_for(work, timeout)
         except TimeoutError as exc:
-            raise RowTimeout(key) from exc
+            raise RowTimeout(key, out) from exc
         client.updates.clear()
 
     with _command_patch(form):
@@ -443,6 +447,7 @@ async def run(sizes: Sizes, with_peers: bool, base_tree: Path | None = None) -> 
             except base.BenchmarkError as exc:
                 if isinstance(exc.__cause__, RowTimeout):  # agent_process wraps what happens inside it
                     results.timeouts.setdefault(name, set()).add(str(exc.__cause__))
+                    round_values[name] = exc.__cause__.partial  # the rows it finished still count
                     continue
                 if form is None or form.langacp:
                     raise
