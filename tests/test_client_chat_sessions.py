@@ -89,7 +89,8 @@ def test_bash_completion_completes_commands_options_and_choices(tmp_path: Path) 
     ).stdout
     (tmp_path / "c.bash").write_text(script)
     cases = {
-        "langacp ch": "chat",
+        "langacp cha": "chat",
+        "langacp che": "check",
         "langacp chat --re": "--resume",
         "langacp serve --log-level d": "debug",
         "langacp completion f": "fish",
