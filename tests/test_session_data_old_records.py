@@ -20,7 +20,13 @@ OLD_RECORD = {
     "data": {
         "langacp": {"mcp_servers": []},
         "modes": {"model": "big", "thought_level": "high"},
-        "permissions": {"remembered": [{"tool": "sh", "prefix": ["make"], "decision": "allow"}, "garbage"]},
+        "permissions": {
+            "remembered": [
+                {"tool": "sh", "prefix": ["make"], "decision": "allow"},  # a two-word prefix of old: not trusted
+                {"tool": "read_notes", "decision": "allow"},
+                "garbage",
+            ]
+        },
         "titles": {"source": "user"},
         "usage": {"used": 1200, "size": 200000, "model": "m", "cost": 0.25, "currency": "EUR"},
     },
@@ -34,8 +40,9 @@ def test_an_old_record_fills_the_typed_models(caplog: pytest.LogCaptureFixture) 
         assert session.data(ModesData) == ModesData(model="big", thought_level="high")
         assert session.data(TitlesData) == TitlesData(source="user")
         assert session.data(UsageData) == UsageData(used=1200, size=200000, model="m", cost=0.25, currency="EUR")
-        assert len(session.data(PermissionsData).remembered) == 2
+        assert len(session.data(PermissionsData).remembered) == 3
     assert caplog.text == ""  # nothing had to be started afresh
-    [(scope, decision)] = remembered(session)  # the garbage entry is ignored, never trusted
-    assert (scope.tool, decision) == ("sh", "allow")
+    # The old command prefix and the garbage entry are ignored, never trusted; a whole-tool answer still holds.
+    [(scope, decision)] = remembered(session)
+    assert (scope.tool, scope.prefix, decision) == ("read_notes", None, "allow")
     assert session.saved_data() == OLD_RECORD["data"]  # saved back unchanged
