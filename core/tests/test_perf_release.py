@@ -1,12 +1,17 @@
-"""A closed session is released: its graph, context and outbox are garbage once it is closed.
+"""Performance-related behaviour that is checked by outcome, never by time.
 
-What ``nox -s bench`` reports as KB kept per closed session, checked by outcome, not by time.
+- A closed session is released: its graph, context and outbox are garbage once it is closed
+  (what ``nox -s bench`` reports as KB kept per closed session).
+- LangSmith's span bookkeeping around middleware runs inline while tracing is off and in a
+  thread when it is on (``langacp.tracing``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import gc
+import threading
 import weakref
 from pathlib import Path
 from typing import Any
@@ -14,6 +19,7 @@ from typing import Any
 import pytest
 from acp import text_block
 
+from langacp import tracing
 from langacp.agent import LangacpAgent
 from langacp.plugins import load_plugins
 
@@ -52,3 +58,43 @@ async def test_a_closed_session_is_released(attr: str, tmp_path: Path) -> None:
     alive = [ref() for ref in refs if ref() is not None]
     assert alive == [], f"still referenced after close: {[type(obj).__name__ for obj in alive]}"
     await agent.shutdown()
+
+
+async def test_span_bookkeeping_runs_inline_while_tracing_is_off() -> None:
+    from langsmith import tracing_context
+
+    threads: list[str] = []
+
+    def bookkeeping() -> str:
+        threads.append(threading.current_thread().name)
+        return "done"
+
+    async def default(ctx: contextvars.Context, func: Any, *args: Any, **kwargs: Any) -> Any:
+        return await asyncio.to_thread(ctx.run, func, *args, **kwargs)
+
+    with tracing_context(enabled=False):
+        assert await tracing.inline_when_not_tracing(default, contextvars.copy_context(), bookkeeping) == "done"
+    with tracing_context(enabled=True):
+        assert await tracing.inline_when_not_tracing(default, contextvars.copy_context(), bookkeeping) == "done"
+    main = threading.current_thread().name
+    assert threads[0] == main
+    assert threads[1] != main
+
+
+def test_install_keeps_an_override_the_application_set() -> None:
+    import langsmith
+    from langsmith._runtime_overrides import get_runtime_overrides
+
+    async def theirs(default: Any, ctx: contextvars.Context, func: Any, *args: Any, **kwargs: Any) -> Any:
+        return await default(ctx, func, *args, **kwargs)
+
+    saved = get_runtime_overrides().aio_to_thread
+    try:
+        langsmith.set_runtime_overrides(aio_to_thread=theirs)
+        assert tracing.install() is False
+        assert get_runtime_overrides().aio_to_thread is theirs
+        langsmith.set_runtime_overrides()
+        assert tracing.install() is True
+        assert get_runtime_overrides().aio_to_thread is tracing.inline_when_not_tracing
+    finally:
+        langsmith.set_runtime_overrides(aio_to_thread=saved)

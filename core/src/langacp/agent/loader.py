@@ -145,8 +145,11 @@ class Loader:
         return target, store
 
     def _load_target(self) -> Target:
+        from langacp import tracing
         from langacp.target import load_target
 
         if not self.target_spec or not isinstance(self.target_spec, str):
             raise RequestError.internal_error({"details": "no TARGET to serve"})
-        return load_target(self.target_spec)
+        target = load_target(self.target_spec)
+        tracing.install()  # LangSmith is imported by now (or here, off the event loop)
+        return target
