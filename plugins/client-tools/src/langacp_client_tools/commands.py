@@ -40,6 +40,8 @@ DRAIN_TIMEOUT = 2.0
 BACKGROUND_DRAIN = 0.05
 """Seconds to collect output once a command exited leaving background processes (they may hold the pipe)."""
 CLIENT_CLEANUP_TIMEOUT = 5.0
+EXIT_POLL = 0.02
+"""Seconds between looks at whether a local command has exited."""
 
 
 @dataclass
@@ -91,6 +93,17 @@ class TailBuffer:
     async def read_from(self, stream: asyncio.StreamReader) -> None:
         while chunk := await stream.read(65536):
             self.write(chunk)
+
+
+async def _exited(process: asyncio.subprocess.Process) -> int:
+    """The command's exit status as soon as it exits.
+
+    Not ``process.wait()``: on CPython's own event loop that also waits until every pipe is closed,
+    and a background child (``cmd &``) keeps the output pipe open for as long as it runs.
+    """
+    while process.returncode is None:
+        await asyncio.sleep(EXIT_POLL)
+    return process.returncode
 
 
 def _signal_name(code: int) -> str:
@@ -240,7 +253,7 @@ class CommandRunner:
         timed_out = False
         try:
             try:
-                await asyncio.wait_for(process.wait(), seconds)
+                await asyncio.wait_for(_exited(process), seconds)
             except TimeoutError:
                 timed_out = True
                 await self._stop(process)
