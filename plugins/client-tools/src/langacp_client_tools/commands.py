@@ -95,6 +95,22 @@ class TailBuffer:
             self.write(chunk)
 
 
+_GATED = 'IFS= read -r _ || exit 126; exec </dev/null; exec "$0" -c "$1"'
+"""The shell waits for one line on stdin before it runs the command (``$1``) with stdin from /dev/null.
+
+The agent writes that line only once the command's process group is registered with the watchdog,
+so a ``kill -9`` of the agent can never fall between the start of a command and its registration:
+if the agent dies first, stdin closes, ``read`` fails and the command never runs.
+"""
+
+
+def _open_gate(process: asyncio.subprocess.Process) -> None:
+    """Let the gated command run (see :data:`_GATED`)."""
+    if process.stdin is not None:
+        process.stdin.write(b"\n")
+        process.stdin.close()
+
+
 async def _exited(process: asyncio.subprocess.Process) -> int:
     """The command's exit status as soon as it exits.
 
@@ -230,9 +246,11 @@ class CommandRunner:
             asyncio.create_subprocess_exec(
                 shell,
                 "-c",
+                _GATED,
+                shell,
                 command,
                 cwd=cwd,
-                stdin=asyncio.subprocess.DEVNULL,
+                stdin=asyncio.subprocess.PIPE,  # the gate (see _GATED); the command itself reads /dev/null
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.STDOUT,
                 start_new_session=True,  # its own process group: stopping it stops its children too
@@ -247,6 +265,7 @@ class CommandRunner:
             raise
         self.processes.add(process)
         watch_group(process.pid)
+        _open_gate(process)
         tail = TailBuffer(self.settings.output_limit)
         assert process.stdout is not None
         reader = asyncio.get_running_loop().create_task(tail.read_from(process.stdout))
@@ -286,6 +305,8 @@ class CommandRunner:
             process = await spawning
         except Exception:  # noqa: BLE001 - it never started
             return
+        if process.stdin is not None:
+            process.stdin.close()  # the gate closes unopened: the command never runs
         await self._stop(process)
 
     async def _stop(self, process: asyncio.subprocess.Process) -> None:
