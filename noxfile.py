@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import tomllib
 from pathlib import Path
 
 import nox
 
 ROOT = Path(__file__).parent
+SYSTEM_CA = "/etc/ssl/certs/ca-certificates.crt"
 PLUGINS = sorted(p.name for p in (ROOT / "plugins").iterdir() if (p / "pyproject.toml").exists())
 EXAMPLE_PLUGINS = ["examples/plugin-titles", "examples/plugins/langacp-example-kinds"]
 TEST_DEPS = [
@@ -127,6 +129,10 @@ def bench_features(session: nox.Session) -> None:
 def dist(session: nox.Session) -> None:
     """Build every distribution (wheel + sdist) into dist/, check them with twine, then install them from
     there (pip with the ``all`` extra; uvx) into fresh environments and serve (tests/dist)."""
+    # uv does not read pip's configuration: where no CA bundle is named (a bare `env -i` shell, a TLS-intercepting
+    # proxy), point it at the system's, which pip already trusts here.
+    if "SSL_CERT_FILE" not in session.env and "SSL_CERT_FILE" not in os.environ and Path(SYSTEM_CA).exists():
+        session.env["SSL_CERT_FILE"] = SYSTEM_CA
     session.install("build>=1.2", "twine>=5", "uv>=0.5", "-e", "./core", *TEST_DEPS)
     out = ROOT / "dist"
     if out.exists():
