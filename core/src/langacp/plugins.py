@@ -152,7 +152,7 @@ def canonical_name(name: str) -> str:
 
 
 class PluginNameError(ValueError):
-    """``-p no:NAME`` names no installed plugin (or a built-in one, which cannot be blocked)."""
+    """``-p NAME`` or ``-p no:NAME`` names no installed plugin (or ``no:`` a built-in one, which cannot be blocked)."""
 
 
 def parse_plugin_options(options: Iterable[str]) -> tuple[set[str], set[str]]:
@@ -231,13 +231,15 @@ class Plugins:
     ) -> None:
         """Load plugins from entry points, one by one, honouring blocks and the autoload switch.
 
-        Names match with ``-`` or ``_`` alike. :class:`PluginNameError` if ``blocked`` names a
-        plugin that is not installed, or a built-in one (a name in ``LANGACP_DISABLE_PLUGINS``
-        that is not installed is only warned about: the variable may be set for many setups).
+        Names match with ``-`` or ``_`` alike, in any case. :class:`PluginNameError` if
+        ``enabled`` or ``blocked`` names a plugin that is not installed, or ``blocked`` a built-in
+        one (naming a built-in one in ``enabled`` is allowed: it is always loaded). A name in
+        ``LANGACP_DISABLE_PLUGINS`` that is not installed is only warned about: the variable may
+        be set for many setups.
         """
         found = sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda ep: ep.name)
         installed = {canonical_name(ep.name): ep.name for ep in found}
-        self._check_blocked(set(blocked), installed)
+        self._check_names(set(blocked), set(enabled), installed)
         from_env = {canonical_name(n) for n in _split_names(os.environ.get(DISABLE_ENV))}
         for name in sorted(from_env - installed.keys()):
             log.warning("langacp: %s names %r, which is not installed", DISABLE_ENV, name)
@@ -249,19 +251,18 @@ class Plugins:
         # alphabetical order so that, within a tier, the alphabetically first plugin wins.
         with contextlib.redirect_stdout(sys.stderr):  # a plugin printing while it loads
             self._load_found(found, blocked_set, enabled_set, autoload)
-        for name in sorted(enabled_set - installed.keys()):
-            log.warning("langacp: -p %s: no plugin of that name is installed", name)
         self._register_defaults()
         self.records.sort(key=lambda r: (r.status != "builtin", r.name))
 
-    def _check_blocked(self, blocked: set[str], installed: dict[str, str]) -> None:
+    def _check_names(self, blocked: set[str], enabled: set[str], installed: dict[str, str]) -> None:
+        """Every ``-p`` name must name an installed plugin: a typo is an error, not a plugin left out."""
         builtin = {canonical_name(name) for name, _ in self._defaults}
-        for name in sorted(blocked):
-            if canonical_name(name) in builtin:
+        known = ", ".join(sorted(installed.values())) or "none"
+        for option, name in sorted([*(("no:", n) for n in blocked), *(("", n) for n in enabled)]):
+            if option and canonical_name(name) in builtin:
                 raise PluginNameError(f"-p no:{name}: {name!r} is built into langacp and cannot be blocked")
-            if canonical_name(name) not in installed:
-                known = ", ".join(sorted(installed.values())) or "none"
-                raise PluginNameError(f"-p no:{name}: no plugin of that name is installed (installed: {known})")
+            if canonical_name(name) not in installed and canonical_name(name) not in builtin:
+                raise PluginNameError(f"-p {option}{name}: no plugin of that name is installed (installed: {known})")
 
     def _load_found(self, found: list[EntryPoint], blocked: set[str], enabled: set[str], autoload: bool) -> None:
         for ep in reversed(found):
