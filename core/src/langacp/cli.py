@@ -192,6 +192,20 @@ def _version() -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one ``langacp`` command; its exit status. A closed stdout ends it quietly with 141."""
+    from langacp.pipes import EXIT_STDOUT_CLOSED, stdout_closed
+
+    try:
+        try:
+            return _main(argv)
+        finally:
+            sys.stdout.flush()  # here, not at interpreter exit, where a closed pipe prints a traceback
+    except BrokenPipeError:
+        stdout_closed()
+        return EXIT_STDOUT_CLOSED
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command == "chat":

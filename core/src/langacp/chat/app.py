@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from langacp.chat.client import AnswerPolicy, ChatHandler, chat_policy
 from langacp.chat.render import JsonRenderer, Renderer, TerminalRenderer, dump
 from langacp.client.connection import AcpConnection, AgentExited
+from langacp.pipes import EXIT_STDOUT_CLOSED, stdout_closed
 
 if TYPE_CHECKING:
     from acp.schema import PermissionOption
@@ -392,18 +393,6 @@ def _describe(exc: Any) -> str:
     data = exc.data
     details = data.get("details") if isinstance(data, dict) else data
     return f"{exc} ({details})" if details else str(exc)
-
-
-EXIT_STDOUT_CLOSED = 141
-"""Exit code when whoever reads our stdout goes away (128 + SIGPIPE, as a shell reports it)."""
-
-
-def stdout_closed() -> None:
-    """Point stdout at /dev/null: whoever read it went away, and further writes must not raise."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    with contextlib.suppress(OSError):
-        os.dup2(devnull, sys.stdout.fileno())
-    os.close(devnull)
 
 
 def run_chat(options: ChatOptions) -> int:
