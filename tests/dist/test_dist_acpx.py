@@ -28,15 +28,21 @@ def acpx(tmp_path_factory: pytest.TempPathFactory) -> str:
     npm = shutil.which("npm")
     if npm is None:
         pytest.skip("needs acpx (npm install -g acpx) or npm to install it")
-    prefix = tmp_path_factory.mktemp("acpx")
+    # Installed as the TypeScript SDK is (tests/ts_agent_support.py): into a package directory, run there. Not with
+    # ``--prefix DIR``: that also moves npm's global config to DIR/etc/npmrc, so the system's (here /usr/etc/npmrc,
+    # which names the CA bundle) goes unread, and under ``env -i`` (no NODE_EXTRA_CA_CERTS) TLS failed with
+    # SELF_SIGNED_CERT_IN_CHAIN.
+    directory = tmp_path_factory.mktemp("acpx")
+    (directory / "package.json").write_text('{"private": true}\n')
     installed = subprocess.run(
-        [npm, "install", "--silent", "--no-audit", "--no-fund", "--prefix", str(prefix), f"acpx@{ACPX_VERSION}"],
+        [npm, "install", "--no-audit", "--no-fund", "--loglevel=error", f"acpx@{ACPX_VERSION}"],
+        cwd=directory,
         capture_output=True,
         text=True,
+        timeout=600,
     )
-    if installed.returncode != 0:  # e.g. no registry access from this shell (seen under `env -i` in CI)
-        pytest.skip(f"npm could not install acpx@{ACPX_VERSION}: {installed.stderr.strip()[-500:]}")
-    return str(prefix / "node_modules" / ".bin" / "acpx")
+    assert installed.returncode == 0, f"npm could not install acpx@{ACPX_VERSION}: {installed.stderr.strip()[-1000:]}"
+    return str(directory / "node_modules" / ".bin" / "acpx")
 
 
 def test_dist_acpx_runs_a_prompt_through_the_printed_config(acpx: str, tmp_path: Path) -> None:
