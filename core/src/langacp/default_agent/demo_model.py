@@ -20,7 +20,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 from pydantic import Field
 
-from langacp.testing.model import Reply, ScriptedChatModel, ScriptedToolCall
+from langacp.default_agent.scripted_model import Reply, ScriptedChatModel, ScriptedToolCall
 
 __all__ = ["LABEL", "MODEL_NAME", "DemoChatModel", "demo_reply"]
 
