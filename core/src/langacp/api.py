@@ -18,7 +18,7 @@ from langacp.config import (
 )
 from langacp.hookspecs import HOOK_NAMES, hookimpl
 from langacp.paths import PathError, PathOutsideError, SessionPaths, fd_path, is_inside
-from langacp.plugins import Plugins
+from langacp.plugins import Plugins, hook_time_limit
 from langacp.processes import killpg, stop_group, unwatch_group, watch_group, watching_new_groups
 from langacp.running import pending_tool_calls
 from langacp.stores import (
@@ -81,6 +81,7 @@ __all__ = [
     "encode_cursor",
     "fd_path",
     "holder_is_gone",
+    "hook_time_limit",
     "hookimpl",
     "is_inside",
     "killpg",

@@ -12,14 +12,19 @@ Isolation: every hook implementation is wrapped when it is registered. One that 
 logged (once per plugin and hook, with its traceback) and skipped: a mapper falls through to
 the next implementation and, at the end, to the core's ``trylast`` default; a collector or a
 notification goes on without it. An awaitable a hook returns is awaited under the same guard,
-with a time limit (``LANGACP_HOOK_TIMEOUT`` seconds, default 60) except for the hooks that wait
-for the user. A plugin's import runs with ``sys.stdout`` pointed at stderr: stdout is the protocol.
+with a time limit (``LANGACP_HOOK_TIMEOUT`` seconds, default 60; for ``langacp_session_tools``,
+which may start servers, ``LANGACP_SESSION_TOOLS_TIMEOUT``, default 300) except for the hooks
+that wait for the user. An implementation whose work has its own configured limit (an MCP
+server's start-up timeout) sets its limit with :func:`hook_time_limit`. The limit is the
+awaiting request's own: a slow hook holds up its session, never another one. A plugin's import
+runs with ``sys.stdout`` pointed at stderr: stdout is the protocol.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import inspect
 import logging
 import os
@@ -62,6 +67,7 @@ __all__ = [
     "Plugins",
     "canonical_name",
     "driver_records",
+    "hook_time_limit",
     "load_plugins",
 ]
 
@@ -73,6 +79,9 @@ NO_AUTOLOAD_ENV = "LANGACP_DISABLE_PLUGIN_AUTOLOAD"
 HOOK_TIMEOUT_ENV = "LANGACP_HOOK_TIMEOUT"
 DEFAULT_HOOK_TIMEOUT = 60.0
 """Seconds an awaitable returned by a hook implementation may take before it is given up."""
+SESSION_TOOLS_TIMEOUT_ENV = "LANGACP_SESSION_TOOLS_TIMEOUT"
+DEFAULT_SESSION_TOOLS_TIMEOUT = 300.0
+"""The same for ``langacp_session_tools``: building a session's tools may start servers."""
 
 UNTIMED_HOOKS = frozenset(
     {"langacp_ask_permission", "langacp_resume_interrupt", "langacp_run_command", "langacp_authenticate"}
@@ -113,16 +122,47 @@ def _truthy(value: str | None) -> bool:
     return (value or "").strip().lower() not in ("", "0", "false", "no", "off")
 
 
-def _hook_timeout() -> float | None:
-    raw = os.environ.get(HOOK_TIMEOUT_ENV, "").strip()
+def _seconds_from_env(name: str, default: float) -> float | None:
+    """A time limit from the environment: ``default`` when unset or not a number, ``None`` (no limit) for 0."""
+    raw = os.environ.get(name, "").strip()
     if not raw:
-        return DEFAULT_HOOK_TIMEOUT
+        return default
     try:
         value = float(raw)
     except ValueError:
-        log.warning("langacp: %s=%r is not a number; using %g s", HOOK_TIMEOUT_ENV, raw, DEFAULT_HOOK_TIMEOUT)
-        return DEFAULT_HOOK_TIMEOUT
+        log.warning("langacp: %s=%r is not a number; using %g s", name, raw, default)
+        return default
     return value if value > 0 else None
+
+
+@dataclass
+class _RunningLimit:
+    """The time limit of the hook implementation being awaited (see :func:`hook_time_limit`)."""
+
+    timeout: asyncio.Timeout
+    declared: float | None = None
+    """What the implementation set with :func:`hook_time_limit`, if it did."""
+
+
+_RUNNING_LIMIT: contextvars.ContextVar[_RunningLimit | None] = contextvars.ContextVar(
+    "langacp_hook_limit", default=None
+)
+
+
+def hook_time_limit(seconds: float | None) -> None:
+    """Within an awaitable hook implementation: give it ``seconds`` from now (``None``: no limit).
+
+    It replaces the limit langacp set (``LANGACP_HOOK_TIMEOUT``, or
+    ``LANGACP_SESSION_TOOLS_TIMEOUT`` for ``langacp_session_tools``), longer or shorter: for
+    work with a limit of its own that the user configured, such as starting an MCP server.
+    Outside an awaited implementation (a synchronous hook, a task of your own) it does nothing.
+    """
+    running = _RUNNING_LIMIT.get()
+    if running is None:
+        return
+    running.declared = seconds
+    loop = asyncio.get_running_loop()
+    running.timeout.reschedule(None if seconds is None else loop.time() + max(0.0, seconds))
 
 
 _ANSWERING_HOOKS = frozenset(
@@ -193,7 +233,8 @@ class Plugins:
         self.pm = pluggy.PluginManager(hookspecs.PROJECT)
         self.pm.add_hookspecs(hookspecs)
         self.records: list[PluginRecord] = []
-        self.hook_timeout = _hook_timeout()
+        self.hook_timeout = _seconds_from_env(HOOK_TIMEOUT_ENV, DEFAULT_HOOK_TIMEOUT)
+        self.session_tools_timeout = _seconds_from_env(SESSION_TOOLS_TIMEOUT_ENV, DEFAULT_SESSION_TOOLS_TIMEOUT)
         self.failures: dict[tuple[str, str], int] = {}
         """How often each (plugin, hook) implementation failed or timed out in this process."""
         from langacp.default_plugins import DEFAULT_PLUGINS
@@ -319,9 +360,16 @@ class Plugins:
                     # pluggy calls ``impl.function``; replacing it keeps its order and firstresult.
                     setattr(impl, "function", self._guarded(impl.function, impl.plugin_name, caller.name))  # noqa: B010
 
+    def _time_limit(self, hook: str) -> tuple[float | None, str]:
+        """The limit on a hook's awaitables, and the variable that sets it."""
+        if hook in UNTIMED_HOOKS:
+            return None, ""
+        if hook == "langacp_session_tools":
+            return self.session_tools_timeout, SESSION_TOOLS_TIMEOUT_ENV
+        return self.hook_timeout, HOOK_TIMEOUT_ENV
+
     def _guarded(self, function: Callable[..., Any], plugin: str, hook: str) -> Callable[..., Any]:
         failed = _FAILED_RESULT.get(hook)
-        timed = hook not in UNTIMED_HOOKS
 
         def guarded(*args: Any) -> Any:
             try:
@@ -332,21 +380,32 @@ class Plugins:
                 self._failed(plugin, hook, exc)
                 return failed
             if inspect.isawaitable(result):
-                return self._guarded_await(result, plugin, hook, failed, self.hook_timeout if timed else None)
+                return self._guarded_await(result, plugin, hook, failed)
             return result
 
         guarded.__wrapped__ = function  # type: ignore[attr-defined]
         return guarded
 
-    async def _guarded_await(
-        self, awaitable: Awaitable[Any], plugin: str, hook: str, failed: Any, timeout: float | None
-    ) -> Any:
+    async def _guarded_await(self, awaitable: Awaitable[Any], plugin: str, hook: str, failed: Any) -> Any:
+        timeout, variable = self._time_limit(hook)
+        # asyncio.timeout, not wait_for: the implementation runs in the awaiting task (the request's
+        # own, so a slow one holds up only its session) and can move its deadline (hook_time_limit).
+        running: _RunningLimit | None = None
         try:
-            if timeout is None:
-                return await awaitable
-            return await asyncio.wait_for(awaitable, timeout)
+            async with asyncio.timeout(timeout) as limit:
+                running = _RunningLimit(limit)
+                token = _RUNNING_LIMIT.set(running)
+                try:
+                    return await awaitable
+                finally:
+                    _RUNNING_LIMIT.reset(token)
         except TimeoutError as exc:
-            self._failed(plugin, hook, exc, f"did not finish within {timeout:g} s ({HOOK_TIMEOUT_ENV})")
+            if running is None or not running.timeout.expired():  # the implementation's own TimeoutError
+                self._failed(plugin, hook, exc)
+                return failed
+            declared = running.declared
+            why = f"its own limit, {declared:g} s" if declared is not None else f"{timeout:g} s ({variable})"
+            self._failed(plugin, hook, exc, f"did not finish within {why}")
             return failed
         except Exception as exc:
             if _passes_through(exc, hook):

@@ -6,7 +6,7 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from langacp.api import SessionContext, ToolCallInfo, hookimpl
+from langacp.api import SessionContext, ToolCallInfo, hook_time_limit, hookimpl
 
 if TYPE_CHECKING:
     from acp.schema import AgentCapabilities
@@ -14,6 +14,9 @@ if TYPE_CHECKING:
     from langacp_mcp.connections import SessionServers
 
 log = logging.getLogger("langacp.mcp")
+
+REPORT_MARGIN = 30.0
+"""Seconds past the configured start-up timeout for stopping late servers and telling the user."""
 
 
 @dataclass
@@ -76,6 +79,9 @@ async def langacp_session_tools(session: SessionContext) -> list[Any]:
     tools: list[Any] = []
     if configured.servers:  # the MCP SDK is imported only by sessions that have servers
         from langacp_mcp.connections import SessionServers
+
+        # The user's start-up timeout decides, not the core's limit on session tools.
+        hook_time_limit(configured.timeout + REPORT_MARGIN)
 
         servers = state.servers
         if servers is None:

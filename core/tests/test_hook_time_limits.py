@@ -1,0 +1,118 @@
+"""Time limits on awaitable hook implementations, in process.
+
+``langacp_session_tools`` has its own limit (``LANGACP_SESSION_TOOLS_TIMEOUT``), an implementation
+may set its own with ``hook_time_limit``, and a slow implementation holds up only the task
+(the request, the session) that awaits it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+import pytest
+
+from langacp import SessionContext, hookimpl
+from langacp.api import hook_time_limit
+from langacp.plugins import Plugins
+
+SESSION = SessionContext(session_id="s", cwd="/tmp")
+
+
+class SlowTools:
+    """``langacp_session_tools`` that takes ``delay`` seconds, after setting its own limit if ``limit`` is given."""
+
+    def __init__(self, delay: float, limit: float | str | None = "unset") -> None:
+        self.delay, self.limit = delay, limit
+
+    @hookimpl
+    async def langacp_session_tools(self, session: Any) -> list[str]:
+        if self.limit != "unset":
+            hook_time_limit(self.limit)  # type: ignore[arg-type]
+        await asyncio.sleep(self.delay)
+        return [f"tool of {session.session_id}"]
+
+    @hookimpl
+    async def langacp_session_created(self, session: Any) -> None:
+        await asyncio.sleep(self.delay)
+
+
+def _plugins(monkeypatch: pytest.MonkeyPatch, plugin: object, **env: str) -> Plugins:
+    for name in ("LANGACP_HOOK_TIMEOUT", "LANGACP_SESSION_TOOLS_TIMEOUT"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    plugins = Plugins()
+    plugins.register(plugin, "slow")
+    return plugins
+
+
+async def test_session_tools_have_their_own_limit_not_the_hook_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
+    plugins = _plugins(monkeypatch, SlowTools(0.3), LANGACP_HOOK_TIMEOUT="0.05")
+    assert plugins.session_tools_timeout == 300
+    assert await plugins.session_tools(SESSION) == ["tool of s"]  # 0.3 s > LANGACP_HOOK_TIMEOUT
+    await plugins.session_created(SESSION)  # the other hooks keep LANGACP_HOOK_TIMEOUT
+    assert plugins.failures == {("slow", "langacp_session_created"): 1}
+
+
+async def test_the_session_tools_limit_is_set_by_its_variable(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    plugins = _plugins(monkeypatch, SlowTools(5), LANGACP_SESSION_TOOLS_TIMEOUT="0.05")
+    with caplog.at_level(logging.ERROR):
+        assert await asyncio.wait_for(plugins.session_tools(SESSION), 4) == []
+    assert "did not finish within 0.05 s (LANGACP_SESSION_TOOLS_TIMEOUT) in langacp_session_tools" in caplog.text
+    assert _plugins(monkeypatch, SlowTools(0), LANGACP_SESSION_TOOLS_TIMEOUT="0").session_tools_timeout is None
+
+
+async def test_an_implementation_sets_its_own_longer_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    plugins = _plugins(monkeypatch, SlowTools(0.3, limit=10), LANGACP_SESSION_TOOLS_TIMEOUT="0.05")
+    assert await plugins.session_tools(SESSION) == ["tool of s"]
+    plugins = _plugins(monkeypatch, SlowTools(0.3, limit=None), LANGACP_SESSION_TOOLS_TIMEOUT="0.05")
+    assert await plugins.session_tools(SESSION) == ["tool of s"]
+    assert plugins.failures == {}
+
+
+async def test_an_implementation_sets_its_own_shorter_limit(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    plugins = _plugins(monkeypatch, SlowTools(5, limit=0.05))
+    with caplog.at_level(logging.ERROR):
+        assert await asyncio.wait_for(plugins.session_tools(SESSION), 4) == []
+    assert "did not finish within its own limit, 0.05 s" in caplog.text
+
+
+def test_outside_an_awaited_implementation_it_does_nothing() -> None:
+    hook_time_limit(0.001)  # no running hook, no event loop: nothing to limit
+
+
+class OwnTimeout:
+    @hookimpl
+    async def langacp_session_tools(self, session: Any) -> list[str]:
+        raise TimeoutError("the plugin's own wait ran out")
+
+
+async def test_a_timeout_error_of_the_implementation_is_reported_as_raised(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    plugins = _plugins(monkeypatch, OwnTimeout())
+    with caplog.at_level(logging.ERROR):
+        assert await plugins.session_tools(SESSION) == []
+    assert "raised TimeoutError: the plugin's own wait ran out" in caplog.text
+
+
+async def test_a_slow_implementation_holds_up_only_its_own_session(monkeypatch: pytest.MonkeyPatch) -> None:
+    class PerSession(SlowTools):
+        @hookimpl
+        async def langacp_session_tools(self, session: Any) -> list[str]:
+            hook_time_limit(30)
+            await asyncio.sleep(5 if session.session_id == "slow" else 0)
+            return [session.session_id]
+
+    plugins = _plugins(monkeypatch, PerSession(0), LANGACP_SESSION_TOOLS_TIMEOUT="0.05")
+    slow = asyncio.ensure_future(plugins.session_tools(SessionContext(session_id="slow", cwd="/tmp")))
+    await asyncio.sleep(0.1)  # past the variable's limit: the slow one's own limit holds
+    assert await asyncio.wait_for(plugins.session_tools(SessionContext(session_id="fast", cwd="/tmp")), 2) == ["fast"]
+    assert not slow.done()
+    slow.cancel()
