@@ -1,15 +1,22 @@
 """langacp.client: AcpConnection, PermissionPolicy, RecordingHandler and ConnectionManager against
-a real ``langacp serve`` subprocess (the scripted test agent) over real pipes."""
+a real ``langacp serve`` subprocess (the scripted test agent) over real pipes.
+
+Tests of what the connection does with a live agent (prompts, streams, cancel, permissions,
+recording, sessions) share two agent processes of this module (``plain``; ``asking``, whose
+tool calls ask for permission), each test in sessions of its own. Tests of the process
+itself (exit, stderr, kill, the manager's spawning and disposing) start their own.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import os
 import sys
-import time
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
+import pytest_asyncio
 from acp.schema import SessionNotification
 from core_support import SCRIPTED, agent_env, serve_command
 
@@ -17,14 +24,17 @@ from langacp.client import (
     AcpConnection,
     AgentExited,
     ConnectionManager,
+    LocalHandler,
     PermissionPolicy,
     PermissionRequest,
     RecordingHandler,
     acp_agent_tool,
     load_activity,
 )
+from langacp.testing.polling import eventually
 
-pytestmark = pytest.mark.asyncio
+# One event loop for the module: the shared agents' pipes belong to it.
+pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 
 def _spawn_args(testplug: bool = False) -> tuple[str, list[str]]:
@@ -40,6 +50,46 @@ async def _open(conn: AcpConnection, tmp_path: Path, *, testplug: list[str] | No
     return (await conn.new_session(tmp_path)).session_id
 
 
+async def _shared(tmp_path_factory: pytest.TempPathFactory, testplug: list[str]) -> AsyncIterator[AcpConnection]:
+    home = tmp_path_factory.mktemp("agent")
+    async with AcpConnection() as conn:
+        await _open(conn, home, testplug=testplug)
+        yield conn
+    assert conn.process is not None and _gone(conn.process.pid)
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def plain(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[AcpConnection]:
+    """One ``langacp serve`` of the scripted agent for the module, with the default handler and policy."""
+    async for conn in _shared(tmp_path_factory, []):
+        yield conn
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def asking_agent(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[AcpConnection]:
+    async for conn in _shared(tmp_path_factory, ["ask"]):
+        yield conn
+
+
+@pytest.fixture
+def asking(asking_agent: AcpConnection) -> Iterator[AcpConnection]:
+    """The module's agent whose tool calls ask for permission; a test sets its handler and policy."""
+    yield asking_agent
+    asking_agent.router.handler = LocalHandler()
+    asking_agent.router.policy = PermissionPolicy()
+
+
+async def _session(
+    conn: AcpConnection, cwd: Path, *, handler: object = None, policy: PermissionPolicy | None = None
+) -> str:
+    """A new session of a shared agent, in ``cwd``, answered by ``handler`` and ``policy`` from now on."""
+    if handler is not None:
+        conn.router.handler = handler
+    if policy is not None:
+        conn.router.policy = policy
+    return (await conn.new_session(cwd)).session_id
+
+
 def _gone(pid: int) -> bool:
     """No process is left in the agent's process group."""
     try:
@@ -49,58 +99,58 @@ def _gone(pid: int) -> bool:
     return False
 
 
-async def test_prompt_returns_stop_reason_and_whole_text(tmp_path: Path) -> None:
-    async with AcpConnection() as conn:
-        sid = await _open(conn, tmp_path)
-        assert conn.init_response is not None and conn.init_response.protocol_version == 1
-        result = await conn.prompt(sid, "long 50")
-        assert result.stop_reason == "end_turn"
-        assert result.text == "".join(f"w{i} " for i in range(50))
-        thought = await conn.prompt(sid, "think deeply")
-        assert thought.thought == "Let me think about that." and thought.text == "deeply"
+async def test_prompt_returns_stop_reason_and_whole_text(plain: AcpConnection, tmp_path: Path) -> None:
+    conn = plain
+    sid = await _session(conn, tmp_path)
+    assert conn.init_response is not None and conn.init_response.protocol_version == 1
+    result = await conn.prompt(sid, "long 50")
+    assert result.stop_reason == "end_turn"
+    assert result.text == "".join(f"w{i} " for i in range(50))
+    thought = await conn.prompt(sid, "think deeply")
+    assert thought.thought == "Let me think about that." and thought.text == "deeply"
 
 
-async def test_stream_prompt_yields_notifications_in_order(tmp_path: Path) -> None:
-    async with AcpConnection() as conn:
-        sid = await _open(conn, tmp_path)
-        stream = conn.stream_prompt(sid, 'tool add {"a": 1, "b": 2}')
-        notes = [note async for note in stream]
-        assert all(note.session_id == sid for note in notes)
-        kinds = [note.update.session_update for note in notes]
-        assert kinds.index("tool_call") < kinds.index("tool_call_update")
-        assert stream.result is not None and stream.result.stop_reason == "end_turn"
-        assert stream.result.text == "done: 3"
-        streamed = "".join(n.update.content.text for n in notes if n.update.session_update == "agent_message_chunk")
-        assert streamed == "done: 3"
+async def test_stream_prompt_yields_notifications_in_order(plain: AcpConnection, tmp_path: Path) -> None:
+    conn = plain
+    sid = await _session(conn, tmp_path)
+    stream = conn.stream_prompt(sid, 'tool add {"a": 1, "b": 2}')
+    notes = [note async for note in stream]
+    assert all(note.session_id == sid for note in notes)
+    kinds = [note.update.session_update for note in notes]
+    assert kinds.index("tool_call") < kinds.index("tool_call_update")
+    assert stream.result is not None and stream.result.stop_reason == "end_turn"
+    assert stream.result.text == "done: 3"
+    streamed = "".join(n.update.content.text for n in notes if n.update.session_update == "agent_message_chunk")
+    assert streamed == "done: 3"
 
 
-async def test_cancel_ends_a_running_turn(tmp_path: Path) -> None:
-    async with AcpConnection() as conn:
-        sid = await _open(conn, tmp_path)
-        stream = conn.stream_prompt(sid, "slow 30")
-        async for note in stream:
-            if note.update.session_update == "tool_call":
-                await conn.cancel(sid)
-        assert stream.result is not None and stream.result.stop_reason == "cancelled"
-        assert (await conn.prompt(sid, "echo still here")).text == "still here"
+async def test_cancel_ends_a_running_turn(plain: AcpConnection, tmp_path: Path) -> None:
+    conn = plain
+    sid = await _session(conn, tmp_path)
+    stream = conn.stream_prompt(sid, "slow 30")
+    async for note in stream:
+        if note.update.session_update == "tool_call":
+            await conn.cancel(sid)
+    assert stream.result is not None and stream.result.stop_reason == "cancelled"
+    assert (await conn.prompt(sid, "echo still here")).text == "still here"
 
 
-async def test_cancelling_the_caller_cancels_the_turn(tmp_path: Path) -> None:
-    async with AcpConnection() as conn:
-        sid = await _open(conn, tmp_path)
-        started = asyncio.Event()
-        conn.add_listener(lambda note: started.set() if note.update.session_update == "tool_call" else None, sid)
-        task = asyncio.ensure_future(conn.prompt(sid, "slow 30"))
-        await asyncio.wait_for(started.wait(), 20)
-        task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await task
-        # the agent got session/cancel: the next turn runs at once instead of queueing behind 30 s
-        result = await asyncio.wait_for(conn.prompt(sid, "echo next"), 20)
-        assert result.text == "next"
+async def test_cancelling_the_caller_cancels_the_turn(plain: AcpConnection, tmp_path: Path) -> None:
+    conn = plain
+    sid = await _session(conn, tmp_path)
+    started = asyncio.Event()
+    conn.add_listener(lambda note: started.set() if note.update.session_update == "tool_call" else None, sid)
+    task = asyncio.ensure_future(conn.prompt(sid, "slow 30"))
+    await asyncio.wait_for(started.wait(), 20)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    # the agent got session/cancel: the next turn runs at once instead of queueing behind 30 s
+    result = await asyncio.wait_for(conn.prompt(sid, "echo next"), 20)
+    assert result.text == "next"
 
 
-async def test_permission_policy_by_title_kind_and_fallback(tmp_path: Path) -> None:
+async def test_permission_policy_by_title_kind_and_fallback(asking: AcpConnection, tmp_path: Path) -> None:
     asked: list[PermissionRequest] = []
 
     def ask(request: PermissionRequest) -> str:
@@ -108,14 +158,14 @@ async def test_permission_policy_by_title_kind_and_fallback(tmp_path: Path) -> N
         return "allow_once"
 
     policy = PermissionPolicy(allow=["ad?"], ask_else=ask)
-    async with AcpConnection(permission_policy=policy) as conn:
-        sid = await _open(conn, tmp_path, testplug=["ask"])
-        assert (await conn.prompt(sid, 'tool add {"a": 1, "b": 2}')).text == "done: 3"
-        policy.deny = ["title:add"]  # deny wins over allow
-        denied = await conn.prompt(sid, 'tool add {"a": 1, "b": 2}')
-        assert "did not run: the user declined it" in denied.text
-        policy.allow, policy.deny = [], []
-        assert (await conn.prompt(sid, 'tool add {"a": 2, "b": 2}')).text == "done: 4"
+    conn = asking
+    sid = await _session(conn, tmp_path, policy=policy)
+    assert (await conn.prompt(sid, 'tool add {"a": 1, "b": 2}')).text == "done: 3"
+    policy.deny = ["title:add"]  # deny wins over allow
+    denied = await conn.prompt(sid, 'tool add {"a": 1, "b": 2}')
+    assert "did not run: the user declined it" in denied.text
+    policy.allow, policy.deny = [], []
+    assert (await conn.prompt(sid, 'tool add {"a": 2, "b": 2}')).text == "done: 4"
     assert [r.tool_call.title for r in asked] == ["add"]
     assert [(d.title, d.decision, d.option_id, d.source, d.rule) for d in policy.decisions] == [
         ("add", "allow", "allow_once", "policy", "ad?"),
@@ -124,22 +174,22 @@ async def test_permission_policy_by_title_kind_and_fallback(tmp_path: Path) -> N
     ]
 
 
-async def test_kind_rules_and_reject_by_default(tmp_path: Path) -> None:
+async def test_kind_rules_and_reject_by_default(asking: AcpConnection, tmp_path: Path) -> None:
     policy = PermissionPolicy(allow=["kind:read"])
-    async with AcpConnection(permission_policy=policy) as conn:
-        sid = await _open(conn, tmp_path, testplug=["ask"])
-        result = await conn.prompt(sid, 'tool add {"a": 1, "b": 2}')
-        assert "done: 3" not in result.text
+    sid = await _session(asking, tmp_path, policy=policy)
+    result = await asking.prompt(sid, 'tool add {"a": 1, "b": 2}')
+    assert "done: 3" not in result.text
     assert [(d.kind, d.decision, d.source) for d in policy.decisions] == [("other", "reject", "ask_else")]
 
 
-async def test_recording_handler_writes_every_event(tmp_path: Path) -> None:
+async def test_recording_handler_writes_every_event(asking: AcpConnection, tmp_path: Path) -> None:
     path = tmp_path / "activity.jsonl"
     rec = RecordingHandler(path)
-    async with AcpConnection(handler=rec, permission_policy=PermissionPolicy(allow=["add"])) as conn:
-        sid = await _open(conn, tmp_path, testplug=["ask"])
-        await conn.prompt(sid, "think hard")
-        await conn.prompt(sid, 'tool add {"a": 2, "b": 3}')
+    conn = asking
+    sid = await _session(conn, tmp_path, handler=rec, policy=PermissionPolicy(allow=["add"]))
+    await conn.prompt(sid, "think hard")
+    await conn.prompt(sid, 'tool add {"a": 2, "b": 3}')
+    await rec.aclose()  # as the connection's close does
     types = set(rec.types())
     expected = {"prompt:sent", "message:chunk", "thought:chunk", "tool:call", "tool:result"}
     expected |= {"permission:request", "permission:result", "message:complete"}
@@ -156,16 +206,16 @@ async def test_recording_handler_writes_every_event(tmp_path: Path) -> None:
     assert replayed.types() == rec.types()
 
 
-async def test_sessions_listed_and_loaded(tmp_path: Path) -> None:
-    async with AcpConnection() as conn:
-        sid = await _open(conn, tmp_path)
-        await conn.prompt(sid, "echo remember me")
-        listed = await conn.list_sessions(cwd=tmp_path)
-        assert sid in [s.session_id for s in listed.sessions]
-        replay: list[str] = []
-        conn.add_listener(lambda note: replay.append(note.update.session_update), sid)
-        await conn.load_session(sid, tmp_path)
-        assert "user_message_chunk" in replay and "agent_message_chunk" in replay
+async def test_sessions_listed_and_loaded(plain: AcpConnection, tmp_path: Path) -> None:
+    conn = plain
+    sid = await _session(conn, tmp_path)
+    await conn.prompt(sid, "echo remember me")
+    listed = await conn.list_sessions(cwd=tmp_path)
+    assert [s.session_id for s in listed.sessions] == [sid]  # this directory's only session
+    replay: list[str] = []
+    conn.add_listener(lambda note: replay.append(note.update.session_update), sid)
+    await conn.load_session(sid, tmp_path)
+    assert "user_message_chunk" in replay and "agent_message_chunk" in replay
 
 
 async def test_agent_that_exits_reports_its_stderr(tmp_path: Path) -> None:
@@ -308,23 +358,23 @@ async def test_agent_dying_mid_turn_fails_the_prompt_with_its_stderr(tmp_path: P
         assert caught.value.returncode == -9 and not conn.running
 
 
-async def test_a_failing_permission_callback_answers_cancelled(tmp_path: Path) -> None:
+async def test_a_failing_permission_callback_answers_cancelled(asking: AcpConnection, tmp_path: Path) -> None:
     def broken(request: PermissionRequest) -> str:
         raise RuntimeError("the callback broke")
 
     policy = PermissionPolicy(ask_else=broken)
-    async with AcpConnection(permission_policy=policy) as conn:
-        sid = await _open(conn, tmp_path, testplug=["ask"])
-        result = await conn.prompt(sid, 'tool add {"a": 1, "b": 2}')
-        assert result.stop_reason in ("end_turn", "cancelled") and "done: 3" not in result.text
-        assert (await conn.prompt(sid, "echo still serving")).text == "still serving"
+    sid = await _session(asking, tmp_path, policy=policy)
+    result = await asking.prompt(sid, 'tool add {"a": 1, "b": 2}')
+    assert result.stop_reason in ("end_turn", "cancelled") and "done: 3" not in result.text
+    assert (await asking.prompt(sid, "echo still serving")).text == "still serving"
     assert [(d.decision, d.source) for d in policy.decisions] == [("cancelled", "error")]
 
 
 async def test_an_agent_that_never_answers_is_not_ready(tmp_path: Path) -> None:
     from langacp.client import AgentNotReady
 
-    script = "import sys, time; print('starting up…', file=sys.stderr, flush=True); time.sleep(60)"
+    # It reads its stdin without ever answering, and ends when the connection closes it.
+    script = "import sys; print('starting up…', file=sys.stderr, flush=True); sys.stdin.read()"
     manager = ConnectionManager()
     with pytest.raises(AgentNotReady) as caught:
         await manager.connect("mute", command=sys.executable, args=["-c", script], startup_timeout=1.5)
@@ -397,5 +447,4 @@ async def test_manager_survives_a_new_event_loop(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     (first_pid, first), (second_pid, second) = json.loads(result.stdout.splitlines()[-1])
     assert first == second == "hi" and first_pid != second_pid
-    time.sleep(0.2)
-    assert _gone(first_pid) and _gone(second_pid)
+    await eventually(lambda: _gone(first_pid) and _gone(second_pid))  # their process groups are empty
