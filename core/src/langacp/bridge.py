@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import weakref
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -35,6 +36,13 @@ NO_RESUME_TEXT = (
 )
 
 
+MAX_TEXT_WINDOW = 0.1
+"""Longest a streamed token waits for others to join it, however many sessions stream at once (seconds)."""
+
+_STREAMING: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, int] = weakref.WeakKeyDictionary()
+"""Per event loop: how many sinks are waiting for tokens to join a queued one (sessions streaming now)."""
+
+
 class UpdateSink:
     """Ordered outbox of one session's updates, sent by a background task.
 
@@ -44,6 +52,13 @@ class UpdateSink:
     sent. While a stream is busy the sender waits a few milliseconds (``window``) after each
     send so the next message carries every token produced meanwhile: a long answer costs
     hundreds of messages instead of one per token, and nothing backs up.
+
+    Every message costs the same to serialise, write and parse whatever it carries, so when
+    several sessions of the process stream at once, a session's text window grows with their
+    number (up to ``max_window``): the process sends about as many text messages a second
+    for twenty streams as for one, each carrying more tokens. A token that arrives after a
+    pause is still sent at once, and :meth:`flush` (the end of a turn) sends what is queued
+    without waiting for a window.
     """
 
     def __init__(
@@ -52,10 +67,12 @@ class UpdateSink:
         map_block: Callable[[dict[str, Any]], list[Any]] | None = None,
         *,
         window: float = 0.005,
+        max_window: float = MAX_TEXT_WINDOW,
     ) -> None:
         self._send = send
         self._map_block = map_block
         self._window = window
+        self._max_window = max(window, max_window)
         self._queue: deque[Any] = deque()
         self._wake = asyncio.Event()
         self._idle = asyncio.Event()
@@ -63,6 +80,9 @@ class UpdateSink:
         self._task: asyncio.Task[None] | None = None
         self._broken = False
         self._last_send = 0.0
+        self._hurry = False
+        """A :meth:`flush` is waiting: send without windows until the queue is empty."""
+        self._timer: asyncio.Future[None] | None = None
 
     def put(self, update: Any) -> None:
         """Queue an ACP session update (an ``acp.schema`` model)."""
@@ -79,7 +99,12 @@ class UpdateSink:
         self.put(_Block(block))
 
     async def flush(self) -> None:
-        """Wait until every queued update has been written."""
+        """Wait until every queued update has been written (sent now, without waiting for a window)."""
+        if self._idle.is_set():
+            return
+        self._hurry = True
+        if self._timer is not None and not self._timer.done():
+            self._timer.set_result(None)
         await self._idle.wait()
 
     async def aclose(self) -> None:
@@ -117,17 +142,17 @@ class UpdateSink:
         loop = asyncio.get_running_loop()
         while True:
             await self._wake.wait()
-            wait = self._last_send + self._window - loop.time()
-            if wait > 0:  # busy stream: let tokens gather for one message
-                await asyncio.sleep(wait)
+            # A busy session: let what follows gather (tokens into one message) for a window.
+            if self._queue and _joinable(self._queue[0]):
+                await self._gather(loop)
+            else:
+                await self._pause(self._window)
             self._wake.clear()
             while self._queue:
-                if len(self._queue) == 1 and isinstance(self._queue[0], _Block):
+                if len(self._queue) == 1 and _joinable(self._queue[0]):
                     # A token that arrived while the last message was written (a producer as fast
                     # as the pipe): let the next ones join it, as after an idle pause.
-                    wait = self._last_send + self._window - loop.time()
-                    if wait > 0:
-                        await asyncio.sleep(wait)
+                    await self._gather(loop)
                 for update in self._take():
                     try:
                         await self._send(update)
@@ -139,7 +164,40 @@ class UpdateSink:
                     except Exception:
                         log.exception("failed to send a session update")
                 self._last_send = loop.time()
+            self._hurry = False
             self._idle.set()
+
+    async def _gather(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Let tokens join the queued text: one window, times the number of sessions streaming at once."""
+        others = _STREAMING.get(loop, 0)
+        _STREAMING[loop] = others + 1
+        try:
+            await self._pause(min(self._window * (1 + others), self._max_window))
+        finally:
+            _STREAMING[loop] -= 1
+
+    async def _pause(self, seconds: float) -> None:
+        """Wait until ``seconds`` after the last send; at once when a flush is waiting."""
+        loop = asyncio.get_running_loop()
+        delay = self._last_send + seconds - loop.time()
+        if delay <= 0 or self._hurry:
+            return
+        timer = self._timer = loop.create_future()
+        handle = loop.call_later(delay, _release, timer)
+        try:
+            await timer
+        finally:
+            handle.cancel()
+            self._timer = None
+
+
+def _joinable(item: Any) -> bool:
+    return isinstance(item, _Block) and item.block.get("type") in ("text", "reasoning")
+
+
+def _release(timer: asyncio.Future[None]) -> None:
+    if not timer.done():
+        timer.set_result(None)
 
 
 class ToolCallIds:
