@@ -2,7 +2,8 @@
 
 Files are read and written only inside the session's roots (its cwd and additional
 directories, symlinks resolved); terminals run locally, each in its own process group, with a
-working directory inside those roots.
+working directory inside those roots. :class:`Terminals` (the ``terminal/*`` methods over
+local processes) also serves the test editor of :mod:`langacp.testing.editor`.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from acp.schema import (
     WriteTextFileResponse,
 )
 
-__all__ = ["LocalHandler", "Terminal", "confine"]
+__all__ = ["LocalHandler", "Terminal", "Terminals", "confine", "select_lines"]
 
 
 @dataclass
@@ -83,6 +84,83 @@ class Terminal:
         return status
 
 
+class Terminals(dict[str, Terminal]):
+    """A client's terminals by id, and the ``terminal/*`` methods over them: each command runs locally.
+
+    A command with ``args`` is run directly, a command line alone by the shell (as editors do),
+    each in its own process group, stdin closed, stderr merged into stdout; the output is kept
+    up to ``output_byte_limit`` bytes (its tail). The handler decides the working directory.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._count = 0
+
+    async def create(
+        self, command: str, args: list[str] | None, env: list[Any] | None, cwd: str | None, limit: int | None
+    ) -> Terminal:
+        """Start the command (-32602 if it cannot be run); its output is read from now on."""
+        common: dict[str, Any] = {
+            "cwd": cwd,
+            "env": {**os.environ, **{v.name: v.value for v in env or []}},
+            "stdin": asyncio.subprocess.DEVNULL,
+            "stdout": asyncio.subprocess.PIPE,
+            "stderr": asyncio.subprocess.STDOUT,
+            "start_new_session": True,
+        }
+        try:
+            if args:
+                process = await asyncio.create_subprocess_exec(command, *args, **common)
+            else:  # a command line, run by the shell as editors do
+                process = await asyncio.create_subprocess_shell(command, **common)
+        except OSError as exc:
+            raise RequestError.invalid_params({"details": f"cannot run {command}: {exc}"}) from None
+        self._count += 1
+        terminal = Terminal(f"term-{self._count}", process, limit)
+        terminal.reader = asyncio.get_running_loop().create_task(terminal.read())
+        self[terminal.terminal_id] = terminal
+        return terminal
+
+    def find(self, terminal_id: str) -> Terminal:
+        """The terminal, or -32002 (resource not found)."""
+        terminal = self.get(terminal_id)
+        if terminal is None:
+            raise RequestError.resource_not_found(terminal_id)
+        return terminal
+
+    def output(self, terminal_id: str) -> TerminalOutputResponse:
+        terminal = self.find(terminal_id)
+        return TerminalOutputResponse(
+            output=terminal.output.decode("utf-8", errors="replace"),
+            truncated=terminal.truncated,
+            exit_status=terminal.exit_status(),
+        )
+
+    async def wait_for_exit(self, terminal_id: str) -> WaitForTerminalExitResponse:
+        status = await self.find(terminal_id).wait()
+        return WaitForTerminalExitResponse(exit_code=status.exit_code, signal=status.signal)
+
+    def kill(self, terminal_id: str) -> KillTerminalResponse:
+        self.find(terminal_id).kill()
+        return KillTerminalResponse()
+
+    def release(self, terminal_id: str) -> ReleaseTerminalResponse:
+        """Kill the command if it still runs and forget the terminal."""
+        self.find(terminal_id).kill()
+        del self[terminal_id]
+        return ReleaseTerminalResponse()
+
+    async def aclose(self) -> None:
+        """Kill every command still running and wait (5 s at most each) until its output is read."""
+        for terminal in self.values():
+            terminal.kill()
+        for terminal in list(self.values()):
+            if terminal.reader is not None:
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(asyncio.shield(terminal.reader), 5)
+        self.clear()
+
+
 def confine(path: str, roots: Sequence[str]) -> Path:
     """``path`` (absolute), symlinks resolved, if it lies inside one of ``roots``; else -32602."""
     if not os.path.isabs(path):
@@ -93,6 +171,15 @@ def confine(path: str, roots: Sequence[str]) -> Path:
         if real == Path(base) or Path(base) in real.parents:
             return real
     raise RequestError.invalid_params({"details": f"{path} is outside the session's directories"})
+
+
+def select_lines(text: str, line: int | None, limit: int | None) -> str:
+    """What ``fs/read_text_file`` answers: ``limit`` lines from line ``line`` (1-based), or all of ``text``."""
+    if line is None and limit is None:
+        return text
+    lines = text.splitlines(keepends=True)
+    start = max(0, (line or 1) - 1)
+    return "".join(lines[start : start + limit if limit is not None else None])
 
 
 _OPEN_FLAGS = os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
@@ -134,8 +221,7 @@ class LocalHandler:
         self.session_roots: dict[str, list[str]] = {}
         self.fs = fs
         self.terminal = terminal
-        self.terminals: dict[str, Terminal] = {}
-        self._next_terminal = 0
+        self.terminals = Terminals()
 
     @property
     def client_capabilities(self) -> ClientCapabilities:
@@ -163,11 +249,7 @@ class LocalHandler:
             raise RequestError.resource_not_found(path) from None
         except (OSError, UnicodeDecodeError) as exc:
             raise RequestError.invalid_params({"details": f"cannot read {path}: {exc}"}) from None
-        if line is not None or limit is not None:
-            lines = text.splitlines(keepends=True)
-            start = max(0, (line or 1) - 1)
-            text = "".join(lines[start : start + limit if limit is not None else None])
-        return ReadTextFileResponse(content=text)
+        return ReadTextFileResponse(content=select_lines(text, line, limit))
 
     async def write_text_file(self, session_id: str, path: str, content: str, **_: Any) -> WriteTextFileResponse:
         if not self.fs:
@@ -195,63 +277,21 @@ class LocalHandler:
             raise RequestError.method_not_found("terminal/create")
         roots = self.roots_of(session_id)
         workdir = str(confine(cwd, roots)) if cwd else (roots[0] if roots else None)
-        child_env = {**os.environ, **{v.name: v.value for v in env or []}}
-        common: dict[str, Any] = {
-            "cwd": workdir,
-            "env": child_env,
-            "stdin": asyncio.subprocess.DEVNULL,
-            "stdout": asyncio.subprocess.PIPE,
-            "stderr": asyncio.subprocess.STDOUT,
-            "start_new_session": True,
-        }
-        try:
-            if args:
-                process = await asyncio.create_subprocess_exec(command, *args, **common)
-            else:  # a command line, run by the shell as editors do
-                process = await asyncio.create_subprocess_shell(command, **common)
-        except OSError as exc:
-            raise RequestError.invalid_params({"details": f"cannot run {command}: {exc}"}) from None
-        self._next_terminal += 1
-        terminal = Terminal(f"term-{self._next_terminal}", process, output_byte_limit)
-        terminal.reader = asyncio.get_running_loop().create_task(terminal.read())
-        self.terminals[terminal.terminal_id] = terminal
+        terminal = await self.terminals.create(command, args, env, workdir, output_byte_limit)
         return CreateTerminalResponse(terminal_id=terminal.terminal_id)
 
-    def _terminal(self, terminal_id: str) -> Terminal:
-        terminal = self.terminals.get(terminal_id)
-        if terminal is None:
-            raise RequestError.resource_not_found(terminal_id)
-        return terminal
-
     async def terminal_output(self, session_id: str, terminal_id: str, **_: Any) -> TerminalOutputResponse:
-        terminal = self._terminal(terminal_id)
-        return TerminalOutputResponse(
-            output=terminal.output.decode("utf-8", errors="replace"),
-            truncated=terminal.truncated,
-            exit_status=terminal.exit_status(),
-        )
+        return self.terminals.output(terminal_id)
 
     async def wait_for_terminal_exit(self, session_id: str, terminal_id: str, **_: Any) -> WaitForTerminalExitResponse:
-        status = await self._terminal(terminal_id).wait()
-        return WaitForTerminalExitResponse(exit_code=status.exit_code, signal=status.signal)
+        return await self.terminals.wait_for_exit(terminal_id)
 
     async def kill_terminal(self, session_id: str, terminal_id: str, **_: Any) -> KillTerminalResponse:
-        self._terminal(terminal_id).kill()
-        return KillTerminalResponse()
+        return self.terminals.kill(terminal_id)
 
     async def release_terminal(self, session_id: str, terminal_id: str, **_: Any) -> ReleaseTerminalResponse:
-        terminal = self.terminals.pop(terminal_id, None)
-        if terminal is None:
-            raise RequestError.resource_not_found(terminal_id)
-        terminal.kill()
-        return ReleaseTerminalResponse()
+        return self.terminals.release(terminal_id)
 
     async def aclose(self) -> None:
         """Kill every terminal still running."""
-        for terminal in self.terminals.values():
-            terminal.kill()
-        for terminal in list(self.terminals.values()):
-            if terminal.reader is not None:
-                with contextlib.suppress(Exception):
-                    await asyncio.wait_for(asyncio.shield(terminal.reader), 5)
-        self.terminals.clear()
+        await self.terminals.aclose()

@@ -15,7 +15,6 @@ every request it gets in ``calls``, so a test can also prove an agent did *not* 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,7 +33,7 @@ from acp.schema import (
     WriteTextFileResponse,
 )
 
-from langacp.client.local import Terminal
+from langacp.client.local import Terminal, Terminals, select_lines
 from langacp.client.testing_client import RecordingClient
 
 __all__ = ["EditorClient", "Terminal"]
@@ -52,10 +51,10 @@ class EditorClient(RecordingClient):
     """Unsaved editor buffers by absolute path: read instead of the file on disk."""
     calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     """Every ``fs/*`` and ``terminal/*`` request, in order: (method, params)."""
-    terminals: dict[str, Terminal] = field(default_factory=dict)
+    terminals: Terminals = field(default_factory=Terminals)
+    """The commands it runs, by terminal id (:class:`langacp.client.local.Terminals`, as ``LocalHandler``)."""
     terminal_start_delay: float = 0.0
     """Seconds between starting a command and answering ``terminal/create`` (a slow editor)."""
-    _next_terminal: int = 0
 
     @property
     def client_capabilities(self) -> ClientCapabilities:
@@ -83,11 +82,7 @@ class EditorClient(RecordingClient):
                 text = Path(path).read_text(encoding="utf-8")
             except FileNotFoundError:
                 raise RequestError.resource_not_found(path) from None
-        if line is not None or limit is not None:
-            lines = text.splitlines(keepends=True)
-            start = max(0, (line or 1) - 1)
-            text = "".join(lines[start : start + limit if limit is not None else None])
-        return ReadTextFileResponse(content=text)
+        return ReadTextFileResponse(content=select_lines(text, line, limit))
 
     async def write_text_file(self, session_id: str, path: str, content: str, **_: Any) -> WriteTextFileResponse:
         self.calls.append(("fs/write_text_file", {"path": path, "content": content}))
@@ -100,7 +95,7 @@ class EditorClient(RecordingClient):
             self.buffers[path] = content
         return WriteTextFileResponse()
 
-    # -- terminals -------------------------------------------------------------------------------
+    # -- terminals: run for real, as LocalHandler does, without confining the working directory --
 
     async def create_terminal(
         self,
@@ -114,65 +109,27 @@ class EditorClient(RecordingClient):
     ) -> CreateTerminalResponse:
         params = {"command": command, "args": args, "cwd": cwd, "output_byte_limit": output_byte_limit}
         self.calls.append(("terminal/create", params))
-        child_env = {**os.environ, **{v.name: v.value for v in env or []}}
-        common: dict[str, Any] = {
-            "cwd": cwd,
-            "env": child_env,
-            "stdin": asyncio.subprocess.DEVNULL,
-            "stdout": asyncio.subprocess.PIPE,
-            "stderr": asyncio.subprocess.STDOUT,
-            "start_new_session": True,
-        }
-        if args:
-            process = await asyncio.create_subprocess_exec(command, *args, **common)
-        else:  # a command line, run by the shell as editors do
-            process = await asyncio.create_subprocess_shell(command, **common)
-        self._next_terminal += 1
-        terminal = Terminal(f"term-{self._next_terminal}", process, output_byte_limit)
-        terminal.reader = asyncio.get_running_loop().create_task(terminal.read())
-        self.terminals[terminal.terminal_id] = terminal
+        terminal = await self.terminals.create(command, args, env, cwd, output_byte_limit)
         if self.terminal_start_delay:
             await asyncio.sleep(self.terminal_start_delay)
         return CreateTerminalResponse(terminal_id=terminal.terminal_id)
 
-    def _terminal(self, terminal_id: str) -> Terminal:
-        terminal = self.terminals.get(terminal_id)
-        if terminal is None:
-            raise RequestError.resource_not_found(terminal_id)
-        return terminal
-
     async def terminal_output(self, session_id: str, terminal_id: str, **_: Any) -> TerminalOutputResponse:
         self.calls.append(("terminal/output", {"terminal_id": terminal_id}))
-        terminal = self._terminal(terminal_id)
-        return TerminalOutputResponse(
-            output=terminal.output.decode("utf-8", errors="replace"),
-            truncated=terminal.truncated,
-            exit_status=terminal.exit_status(),
-        )
+        return self.terminals.output(terminal_id)
 
     async def wait_for_terminal_exit(self, session_id: str, terminal_id: str, **_: Any) -> WaitForTerminalExitResponse:
         self.calls.append(("terminal/wait_for_exit", {"terminal_id": terminal_id}))
-        status = await self._terminal(terminal_id).wait()
-        return WaitForTerminalExitResponse(exit_code=status.exit_code, signal=status.signal)
+        return await self.terminals.wait_for_exit(terminal_id)
 
     async def kill_terminal(self, session_id: str, terminal_id: str, **_: Any) -> KillTerminalResponse:
         self.calls.append(("terminal/kill", {"terminal_id": terminal_id}))
-        self._terminal(terminal_id).kill()
-        return KillTerminalResponse()
+        return self.terminals.kill(terminal_id)
 
     async def release_terminal(self, session_id: str, terminal_id: str, **_: Any) -> ReleaseTerminalResponse:
         self.calls.append(("terminal/release", {"terminal_id": terminal_id}))
-        terminal = self.terminals.pop(terminal_id, None)
-        if terminal is None:
-            raise RequestError.resource_not_found(terminal_id)
-        terminal.kill()
-        return ReleaseTerminalResponse()
+        return self.terminals.release(terminal_id)
 
     async def aclose(self) -> None:
         """Kill whatever terminal is still running (end of a test)."""
-        for terminal in self.terminals.values():
-            terminal.kill()
-        for terminal in list(self.terminals.values()):
-            if terminal.reader is not None:
-                with contextlib.suppress(Exception):
-                    await asyncio.wait_for(asyncio.shield(terminal.reader), 5)
+        await self.terminals.aclose()
