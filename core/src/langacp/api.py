@@ -47,6 +47,7 @@ from langacp.types import (
     SessionContext,
     ToolCallInfo,
     TurnOutcome,
+    model_call_messages,
 )
 
 __all__ = [
@@ -92,6 +93,7 @@ __all__ = [
     "list_query",
     "load_layers",
     "load_table",
+    "model_call_messages",
     "now_iso",
     "pending_tool_calls",
     "project_config_path",

@@ -24,6 +24,7 @@ __all__ = [
     "SessionContext",
     "ToolCallInfo",
     "TurnOutcome",
+    "model_call_messages",
 ]
 
 M = TypeVar("M")
@@ -192,6 +193,21 @@ class ToolCallInfo:
     def from_tool_call(cls, tool_call: Mapping[str, Any]) -> ToolCallInfo:
         """From a LangChain ``ToolCall`` dict (``{"id", "name", "args"}``)."""
         return cls(tool_call.get("id") or "", tool_call["name"], dict(tool_call.get("args") or {}))
+
+
+def model_call_messages(response: Any) -> list[Any]:
+    """The messages a model call answered, as an ``awrap_model_call`` middleware gets it from ``handler``.
+
+    A bare ``AIMessage``, a ``ModelResponse`` (its ``result``) or an ``ExtendedModelResponse``
+    (its ``model_response.result``); anything else answered nothing.
+    """
+    from langchain_core.messages import AIMessage  # loaded already: a model was called
+
+    if isinstance(response, AIMessage):
+        return [response]
+    inner = getattr(response, "model_response", response)
+    result = getattr(inner, "result", None)
+    return list(result) if isinstance(result, list) else []
 
 
 @dataclass

@@ -20,7 +20,7 @@ from langchain_core.messages import AIMessage, ToolMessage
 
 from langacp.lib.sessions import LibrarySession, current_turn, get_session, session_id_from
 from langacp.middleware import permission_refusal, refused_message, run_contained, tool_check
-from langacp.types import ToolCallInfo
+from langacp.types import ToolCallInfo, model_call_messages
 
 if TYPE_CHECKING:
     from langchain.agents.middleware import ModelRequest, ModelResponse, ToolCallRequest
@@ -111,7 +111,7 @@ class ACPSessionMiddleware(_SessionBound):
         session = self.session(request.runtime)
         wrappers = [m for m in session.middleware if not _is_mode(m)]
         response = await _chain_model(wrappers, request, handler)
-        produced = _messages_of(response)
+        produced = model_call_messages(response)
         for message in produced:
             if isinstance(message, AIMessage):
                 current_turn(session).on_model_message(message, announce=False)  # ACPToolMiddleware announces
@@ -164,7 +164,7 @@ class ACPToolMiddleware(_SessionBound):
                     turn.finish_tool(message)
         response = await handler(request)
         if self.report_start:
-            for message in _messages_of(response):  # every call of the response, before any runs
+            for message in model_call_messages(response):  # every call of the response, before any runs
                 for tool_call in message.tool_calls if isinstance(message, AIMessage) else []:
                     turn.announce(tool_call.get("id") or "", tool_call["name"], tool_call.get("args") or {})
         return response
@@ -294,12 +294,6 @@ class ACPModeMiddleware(_SessionBound):
 
         session = get_session(self.conn, session_id)
         await change_mode(session.plugins, session.context, session.sink, mode_id)
-
-
-def _messages_of(response: Any) -> list[Any]:
-    """The messages a model call produced (a ``ModelResponse``, or a bare ``AIMessage``)."""
-    result = getattr(response, "result", None)
-    return list(result) if isinstance(result, list) else [response]
 
 
 def _overrides(middleware: Any, hook: str) -> bool:

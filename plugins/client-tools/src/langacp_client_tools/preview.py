@@ -17,10 +17,9 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from langchain.agents.middleware import AgentMiddleware
-from langchain_core.messages import AIMessage
 from langchain_core.tools import ToolException
 
-from langacp.api import SessionContext, ToolCallInfo
+from langacp.api import SessionContext, ToolCallInfo, model_call_messages
 from langacp_client_tools.access import Target, target
 from langacp_client_tools.files import FileOps, replace_exact
 
@@ -34,14 +33,6 @@ log = logging.getLogger("langacp_client_tools")
 PREVIEWED = ("write_file", "edit_file")
 Seen = tuple[Target, str | None]
 """(the file, its text in the editor; ``None`` for a file that does not exist yet)."""
-
-
-def _messages(response: Any) -> list[Any]:
-    if isinstance(response, AIMessage):
-        return [response]
-    inner = getattr(response, "model_response", response)  # ExtendedModelResponse
-    result = getattr(inner, "result", None)
-    return list(result) if isinstance(result, list) else []
 
 
 class BufferPreview(AgentMiddleware):  # type: ignore[type-arg]
@@ -62,7 +53,7 @@ class BufferPreview(AgentMiddleware):  # type: ignore[type-arg]
         self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[ModelResponse]]
     ) -> Any:
         response = await handler(request)
-        for message in _messages(response):
+        for message in model_call_messages(response):
             for call in getattr(message, "tool_calls", None) or []:
                 if call.get("name") in PREVIEWED and call.get("id") and self.runs(call["name"]):
                     await self._read(call["id"], call.get("args") or {})

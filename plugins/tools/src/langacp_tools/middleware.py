@@ -14,9 +14,8 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from langchain.agents.middleware import AgentMiddleware
-from langchain_core.messages import AIMessage
 
-from langacp.api import SessionContext, ToolCallInfo
+from langacp.api import SessionContext, ToolCallInfo, model_call_messages
 from langacp_tools.diffs import capture_before
 from langacp_tools.kinds import kind_of
 
@@ -31,14 +30,6 @@ log = logging.getLogger("langacp_tools")
 
 READ_TIMEOUT = 10.0
 """Seconds a file read for a diff may take; after that the diff is left out."""
-
-
-def _messages(response: Any) -> list[Any]:
-    if isinstance(response, AIMessage):
-        return [response]
-    inner = getattr(response, "model_response", response)  # ExtendedModelResponse
-    result = getattr(inner, "result", None)
-    return list(result) if isinstance(result, list) else []
 
 
 class DiffCapture(AgentMiddleware):  # type: ignore[type-arg]
@@ -66,7 +57,7 @@ class DiffCapture(AgentMiddleware):  # type: ignore[type-arg]
         self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[ModelResponse]]
     ) -> Any:
         response = await handler(request)
-        for message in _messages(response):
+        for message in model_call_messages(response):
             for tool_call in getattr(message, "tool_calls", None) or []:
                 call = ToolCallInfo.from_tool_call(tool_call)
                 if call.tool_call_id and self._kind(call) == "edit":
