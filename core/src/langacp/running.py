@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from langacp.bridge import TurnReporter
     from langacp.types import SessionContext, ToolCallInfo
 
-__all__ = ["enter_turn", "leave_turn", "pending_tool_calls", "running_turn"]
+__all__ = ["enter_turn", "leave_turn", "pending_tool_calls", "running_session", "running_turn"]
 
 _CURRENT: ContextVar[TurnReporter | None] = ContextVar("langacp_running_turn", default=None)
 
@@ -32,6 +32,12 @@ def running_turn(session: SessionContext) -> TurnReporter | None:
     """The reporter of ``session``'s running turn, if this task runs one."""
     reporter = _CURRENT.get()
     return reporter if reporter is not None and reporter.session is session else None
+
+
+def running_session() -> SessionContext | None:
+    """The session whose turn this task runs, if any."""
+    reporter = _CURRENT.get()
+    return reporter.session if reporter is not None else None
 
 
 def pending_tool_calls(session: SessionContext) -> list[ToolCallInfo]:

@@ -16,10 +16,13 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from langacp.tool_names import merge_tools
 from langacp.types import SessionContext
+
+if TYPE_CHECKING:
+    from langacp.shared_graphs import SharedGraphs
 
 __all__ = [
     "TARGET_GROUP",
@@ -60,6 +63,8 @@ class SessionSetup:
         middleware: Sequence[Any] = (),
         tools: Sequence[Any] = (),
         system_prompt_additions: Sequence[str] = (),
+        *,
+        graphs: SharedGraphs | None = None,
     ) -> None:
         self.session = session
         self.checkpointer = checkpointer
@@ -69,6 +74,9 @@ class SessionSetup:
         """Whether the factory read :attr:`middleware` (directly or through :meth:`create_agent`)."""
         self.tools = list(tools)
         self.system_prompt_additions = list(system_prompt_additions)
+        self.graphs = graphs
+        """Where :meth:`create_agent` finds the graph of a configuration already compiled
+        (``langacp serve`` passes its own; ``None``: every call compiles, as ``create_agent`` does)."""
 
     @property
     def middleware(self) -> list[Any]:
@@ -105,17 +113,22 @@ class SessionSetup:
         """``langchain.agents.create_agent`` with this session's contributions merged in.
 
         Your tools win a name clash with a plugin's (:meth:`tools_with`).
+
+        Under ``langacp serve`` the compiled graph is shared by the sessions built alike (the same
+        model class or name, prompt, tools and middleware classes: one *configuration*), each
+        session's own model, middleware and tools bound to it at run time; see
+        :mod:`langacp.shared_graphs`. ``share_graph=False`` compiles a graph for this session alone.
         """
         from langchain.agents import create_agent
 
-        return create_agent(
-            model,
-            tools=self.tools_with(tools),
-            system_prompt=self.system_prompt(system_prompt),
-            middleware=[*self.middleware, *middleware],
-            checkpointer=kwargs.pop("checkpointer", self.checkpointer),
-            **kwargs,
-        )
+        share = kwargs.pop("share_graph", True)
+        kwargs["checkpointer"] = kwargs.pop("checkpointer", self.checkpointer)
+        merged_tools = self.tools_with(tools)
+        prompt = self.system_prompt(system_prompt)
+        merged_middleware = [*self.middleware, *middleware]
+        if self.graphs is not None and share:
+            return self.graphs.create_agent(self.session, model, merged_tools, prompt, merged_middleware, kwargs)
+        return create_agent(model, tools=merged_tools, system_prompt=prompt, middleware=merged_middleware, **kwargs)
 
 
 @dataclass

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from acp import RequestError
 
 from langacp.session_data import sync_record
+from langacp.shared_graphs import SharedGraphs
 from langacp.stores import Leases, SessionBusy, SessionRecord, SessionStore, StoreError, now_iso
 from langacp.types import SessionContext
 
@@ -93,6 +94,8 @@ class SessionRegistry:
         self.live: dict[str, Session] = {}
         self._send = send
         self._warned_unguarded = False
+        self.graphs = SharedGraphs()
+        """The factory's graphs compiled per configuration (``SessionSetup.create_agent``)."""
         self.leases = Leases()
         """One process serves a session at a time (see ``langacp.stores``)."""
 
@@ -255,6 +258,7 @@ class SessionRegistry:
                 ],
                 tools=await self.plugins.session_tools(context),
                 system_prompt_additions=self.plugins.system_prompt_additions(context),
+                graphs=self.graphs,
             )
         else:  # nothing can be inserted into a precompiled graph
             setup = SessionSetup(context, store.checkpointer)
