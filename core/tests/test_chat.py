@@ -1,12 +1,27 @@
-"""``langacp chat``: scripted (--prompt, --json, --yes/--no) and interactive through a pseudo-terminal."""
+"""``langacp chat``: scripted (--prompt, --json, --yes/--no) and interactive.
+
+End to end (``langacp chat`` and its agent as processes, a pseudo-terminal for the interactive
+ones): the JSON output of the default agent, Ctrl-C's exit code, a permission question answered
+in a terminal, Ctrl-C at a terminal. What the chat does with what the agent sends (rendering,
+``--yes``/``--no``, permission questions, ``/mode``, a Ctrl-C during a question) runs the chat
+in this process, its agent spawned as a real process that relays its stdio to a real agent
+served in this process (:func:`agent_in_process`): no Python start-up per test. Command-line
+checks run ``langacp.cli.main`` in this process.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
+import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -14,10 +29,17 @@ import pexpect
 import pytest
 from core_support import SCRIPTED, agent_env
 
+from langacp import cli
+from langacp.chat.app import Chat, ChatOptions
+from langacp.default_agent import DEFAULT_TARGET
 from langacp.default_agent.demo_model import LABEL
+from langacp.testing import harness
+from langacp.testing.polling import eventually
 
 CHAT = [sys.executable, "-m", "langacp.cli", "chat"]
-TEST_AGENT = ["--", sys.executable, "-m", "langacp.cli", "serve", f"{SCRIPTED}:agent", "-p", "testplug"]
+SCRIPTED_AGENT = ["--", sys.executable, "-m", "langacp.cli", "serve", f"{SCRIPTED}:agent"]
+TEST_AGENT = [*SCRIPTED_AGENT, "-p", "testplug"]
+"""With the fixture plugin: its environment must put it on the path (``agent_env(testplug=[...])``)."""
 
 
 @pytest.fixture
@@ -43,6 +65,177 @@ def _demo_env() -> dict[str, str]:
     return agent_env(extra={"LANGACP_DEMO_DELAY": "0"})
 
 
+@contextlib.contextmanager
+def _environ(env: dict[str, str]) -> Iterator[None]:
+    """``os.environ`` is ``env`` (what a ``langacp chat`` process would get), restored after."""
+    saved = dict(os.environ)
+    os.environ.clear()
+    os.environ.update(env)
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+# -- the chat in this process, its agent a relay process to an agent served in this process ----------
+
+RELAY = """\
+import os, socket, sys, threading
+sock = socket.socket(socket.AF_UNIX)
+sock.connect(sys.argv[1])
+
+def down():
+    while data := sock.recv(65536):
+        view = memoryview(data)
+        while view:
+            view = view[os.write(1, view):]
+    os._exit(0)
+
+threading.Thread(target=down, daemon=True).start()
+while data := os.read(0, 65536):
+    sock.sendall(data)
+os._exit(0)
+"""
+"""An agent process that is a pipe: its stdin to the socket, the socket to its stdout; it ends at stdin's end."""
+
+
+@asynccontextmanager
+async def agent_in_process(
+    target: str = f"{SCRIPTED}:agent", *, testplug: Sequence[str] = (), env: dict[str, str] | None = None
+) -> AsyncIterator[list[str]]:
+    """The command of a real agent process for ``langacp chat``: a relay (stdlib Python, no imports to
+    wait for) to ``target`` served in this process behind ``langacp serve``'s transport, over OS pipes."""
+    environment = agent_env(testplug=testplug, extra=env)
+    plugins = ["testplug"] if testplug else []
+    with tempfile.TemporaryDirectory(prefix="langacp-chat-") as tmp:  # short: a socket path has ~100 bytes
+        path = os.path.join(tmp, "agent.sock")
+        async with harness.serve_raw_in_process(target, plugins=plugins, env=environment, isolate=False) as pipes:
+
+            async def bridge(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+                async def down() -> None:
+                    while data := await pipes.stdout.read(65536):
+                        writer.write(data)
+                        await writer.drain()
+
+                forward = asyncio.ensure_future(down())
+                try:
+                    while data := await reader.read(65536):
+                        pipes.stdin.write(data)
+                        await pipes.stdin.drain()
+                    pipes.stdin.close()  # the relay's stdin ended: so does the agent's
+                except ConnectionError:
+                    pass
+                finally:
+                    forward.cancel()
+                    with contextlib.suppress(Exception, asyncio.CancelledError):
+                        await forward
+                    writer.close()
+
+            server = await asyncio.start_unix_server(bridge, path)
+            try:
+                yield [sys.executable, "-S", "-c", RELAY, path]
+            finally:
+                server.close()
+
+
+@contextlib.contextmanager
+def _stdin(monkeypatch: pytest.MonkeyPatch, lines: Sequence[str] | None, *, end: bool = True) -> Iterator[None]:
+    """The chat's stdin: ``lines`` through a pipe, then its end (or, with ``end=False``, only once the
+    chat is over); ``None``: ``/dev/null``."""
+    if lines is None:
+        with open(os.devnull) as devnull:
+            monkeypatch.setattr(sys, "stdin", devnull)
+            yield
+        return
+    read_fd, write_fd = os.pipe()
+    os.write(write_fd, "".join(f"{line}\n" for line in lines).encode())
+    if end:
+        os.close(write_fd)
+    try:
+        with os.fdopen(read_fd) as reader:
+            monkeypatch.setattr(sys, "stdin", reader)
+            yield
+    finally:
+        if not end:
+            os.close(write_fd)
+
+
+async def chat_in_process(
+    monkeypatch: pytest.MonkeyPatch,
+    project: Path,
+    args: Sequence[str] = (),
+    *,
+    lines: Sequence[str] | None = None,
+    end: bool = True,
+    target: str = f"{SCRIPTED}:agent",
+    testplug: Sequence[str] = (),
+    env: dict[str, str] | None = None,
+    during: Callable[[], Awaitable[None]] | None = None,
+) -> int:
+    """``langacp chat ARGS -- AGENT`` in this process, with ``lines`` as what the user types; its exit code.
+
+    The command line goes through ``langacp.cli.main`` up to the options it hands to ``run_chat``;
+    the chat then runs in this event loop (``run_chat`` would start its own). ``during()``, if
+    given, runs beside the chat (e.g. to press Ctrl-C at the right moment).
+    """
+    from langacp.chat import app
+
+    async with agent_in_process(target, testplug=testplug, env=env) as command:
+        given: list[ChatOptions] = []
+        with monkeypatch.context() as patch:
+            patch.setattr(app, "run_chat", lambda options: given.append(options) or 0)
+            assert cli.main(["chat", "--cwd", str(project), *args, "--", *command]) == 0
+        with _stdin(monkeypatch, lines, end=end):
+            chat = Chat(given[0])
+            if during is None:
+                return await chat.run()
+            run, helper = asyncio.ensure_future(chat.run()), asyncio.ensure_future(during())
+            await asyncio.wait([run, helper], return_when=asyncio.FIRST_COMPLETED)
+            if helper.done() and helper.exception() is not None:
+                run.cancel()  # the test failed: stop the chat
+                await asyncio.gather(run, return_exceptions=True)
+                helper.result()
+            helper.cancel()
+            await asyncio.gather(helper, return_exceptions=True)
+            return await run
+
+
+async def ctrl_c() -> None:
+    """Ctrl-C, as the terminal sends it: SIGINT to this process (the chat's handler must be in place)."""
+    assert signal.getsignal(signal.SIGINT) is not signal.default_int_handler, "the chat does not handle SIGINT"
+    signal.raise_signal(signal.SIGINT)
+    await asyncio.sleep(0)
+
+
+class Screen:
+    """What the in-process chat printed so far (stdout, stderr), read from ``capsys`` as it comes."""
+
+    def __init__(self, capsys: Any) -> None:
+        self.capsys = capsys
+        self.out = ""
+        self.err = ""
+
+    def read(self) -> tuple[str, str]:
+        out, err = self.capsys.readouterr()
+        self.out += out
+        self.err += err
+        return self.out, self.err
+
+    async def shows(self, text: str, after: int = 0) -> int:
+        """Wait until stdout shows ``text`` past position ``after``; the position just past it."""
+        await eventually(lambda: self.read()[0].find(text, after) >= 0, timeout=30)
+        return self.out.find(text, after) + len(text)
+
+
+def _in_order(shown: str, expected: Sequence[str]) -> None:
+    position = 0
+    for piece in expected:
+        found = shown.find(piece, position)
+        assert found >= 0, f"{piece!r} missing after position {position} in:\n{shown}"
+        position = found + len(piece)
+
+
 def test_prompt_json_end_to_end(project: Path) -> None:
     result = _run(["--prompt", "list files", "--json"], project, _demo_env())
     assert result.returncode == 0, result.stderr
@@ -60,13 +253,15 @@ def test_prompt_json_end_to_end(project: Path) -> None:
     assert lines[-1] == {"sessionId": lines[0]["sessionId"], "stopReason": "end_turn"}
 
 
-def test_prompt_plain_text(project: Path) -> None:
-    result = _run(["--prompt", "read README.md"], project, _demo_env())
-    assert result.returncode == 0, result.stderr
-    assert LABEL in result.stdout
-    assert "● read_file (other) pending" in result.stdout
-    assert "✓ read_file completed" in result.stdout
-    assert "> # Hello project" in result.stdout
+async def test_prompt_plain_text(project: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    demo = {"LANGACP_DEMO_DELAY": "0"}
+    code = await chat_in_process(monkeypatch, project, ["--prompt", "read README.md"], target=DEFAULT_TARGET, env=demo)
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert LABEL in out
+    assert "● read_file (other) pending" in out
+    assert "✓ read_file completed" in out
+    assert "> # Hello project" in out
 
 
 @pytest.mark.parametrize(
@@ -77,12 +272,14 @@ def test_prompt_plain_text(project: Path) -> None:
         (None, "reject_once", ""),
     ],
 )
-def test_prompt_answers_permissions(project: Path, flag: str | None, answer: str, text: str) -> None:
-    env = agent_env(testplug=["ask"])
-    args = ["--prompt", 'tool add {"a": 1, "b": 2}', "--json", *([flag] if flag else []), *TEST_AGENT]
-    result = _run(args, project, env)
-    assert result.returncode == 0, result.stderr
-    lines = _lines(result.stdout)
+async def test_prompt_answers_permissions(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, flag: str | None, answer: str, text: str
+) -> None:
+    args = ["--prompt", 'tool add {"a": 1, "b": 2}', "--json", *([flag] if flag else [])]
+    code = await chat_in_process(monkeypatch, project, args, testplug=["ask"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    lines = _lines(out)
     request = next(line["requestPermission"] for line in lines if "requestPermission" in line)
     assert [o["kind"] for o in request["options"]] == ["allow_once", "reject_once"]
     assert request["toolCall"]["title"] == "add"
@@ -95,12 +292,12 @@ def test_prompt_answers_permissions(project: Path, flag: str | None, answer: str
     )
     assert text in messages
     if flag is None:
-        assert "no terminal to ask: pass --yes or --no" in result.stderr
+        assert "no terminal to ask: pass --yes or --no" in err
 
 
 def test_prompt_ctrl_c_cancels_with_exit_code(project: Path) -> None:
     process = subprocess.Popen(
-        [*CHAT, "--prompt", "slow 30", "--json", *TEST_AGENT],
+        [*CHAT, "--prompt", "slow 30", "--json", *SCRIPTED_AGENT],
         cwd=project,
         env=agent_env(),
         stdout=subprocess.PIPE,
@@ -120,29 +317,33 @@ def test_prompt_ctrl_c_cancels_with_exit_code(project: Path) -> None:
     assert _lines(out)[-1]["stopReason"] == "cancelled"
 
 
-def test_agent_stderr_is_drained_and_shown_with_verbose(project: Path) -> None:
-    args = ["--prompt", "echo hi", "--verbose", "--", sys.executable, "-m", "langacp.cli", "serve"]
-    args += [f"{SCRIPTED}:agent", "--log-level", "debug"]
-    result = _run(args, project, agent_env())
-    assert result.returncode == 0
-    assert "hi" in result.stdout
-    assert "agent: " in result.stderr and "DEBUG" in result.stderr
-    quiet = _run(args[:3] + args[4:], project, agent_env())
-    assert "agent: " not in quiet.stderr
+def test_agent_stderr_is_drained_and_shown_with_verbose(project: Path, capsys: Any) -> None:
+    """The chat in this process (``langacp.cli.main``), the agent a ``langacp serve`` process logging at debug."""
+    args = ["chat", "--cwd", str(project), "--prompt", "echo hi", "--verbose", "--", sys.executable, "-m"]
+    args += ["langacp.cli", "serve", f"{SCRIPTED}:agent", "--log-level", "debug"]
+    with _environ(agent_env()):
+        assert cli.main(args) == 0
+        out, err = capsys.readouterr()
+        assert "hi" in out
+        assert "agent: " in err and "DEBUG" in err
+        assert cli.main(args[:5] + args[6:]) == 0  # not --verbose
+        assert "agent: " not in capsys.readouterr().err
 
 
-def test_a_model_that_cannot_work_is_refused_before_the_agent_starts(project: Path) -> None:
-    result = _run(["--prompt", "hi", "--model", "groq:llama-3.3-70b"], project, _demo_env())
-    assert result.returncode == 2
-    assert "pip install langchain-groq" in result.stderr
+def test_a_model_that_cannot_work_is_refused_before_the_agent_starts(project: Path, capsys: Any) -> None:
+    with _environ(_demo_env()):
+        assert cli.main(["chat", "--cwd", str(project), "--prompt", "hi", "--model", "groq:llama-3.3-70b"]) == 2
+    assert "pip install langchain-groq" in capsys.readouterr().err
 
 
-def test_agent_that_cannot_start_is_reported(project: Path) -> None:
+def test_agent_that_cannot_start_is_reported(project: Path, capsys: Any) -> None:
+    """The chat in this process (``langacp.cli.main``); the agent a ``langacp serve`` process that cannot start."""
     command = ["--", sys.executable, "-m", "langacp.cli", "serve", str(project / "missing.py") + ":agent"]
-    result = _run(["--prompt", "hi", *command], project, _demo_env())
-    assert result.returncode == 1
-    assert "the agent exited (code 2)" in result.stderr
-    assert "no such file" in result.stderr
+    with _environ(_demo_env()):
+        assert cli.main(["chat", "--cwd", str(project), "--prompt", "hi", *command]) == 1
+    err = capsys.readouterr().err
+    assert "the agent exited (code 2)" in err
+    assert "no such file" in err
 
 
 # -- interactive, through a pseudo-terminal ---------------------------------------------------------
@@ -163,19 +364,13 @@ def _finish(child: pexpect.spawn) -> int:
     return int(child.exitstatus or 0)
 
 
-def test_interactive_default_agent(project: Path) -> None:
-    child = _spawn([], project, _demo_env())
-    child.sendline("read README.md")
-    child.expect_exact(LABEL)
-    child.expect_exact("● read_file")
-    child.expect_exact("> # Hello project")
-    child.expect_exact("> ")
-    child.sendline("make a plan for a release")
-    child.expect_exact("write_todos")
-    child.expect_exact("The plan has 3 steps")
-    child.expect_exact("> ")
-    child.sendeof()
-    assert _finish(child) == 0
+async def test_interactive_default_agent(project: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    lines = ["read README.md", "make a plan for a release"]  # then the end of input (Ctrl-D)
+    demo = {"LANGACP_DEMO_DELAY": "0"}
+    assert await chat_in_process(monkeypatch, project, lines=lines, target=DEFAULT_TARGET, env=demo) == 0
+    out = capsys.readouterr().out
+    shown = ["> ", LABEL, "● read_file", "> # Hello project", "> ", "write_todos", "The plan has 3 steps", "> "]
+    _in_order(out, shown)
 
 
 def test_interactive_permission_request_is_answered_by_choice(project: Path) -> None:
@@ -201,7 +396,7 @@ def test_interactive_permission_request_is_answered_by_choice(project: Path) -> 
 
 
 def test_interactive_ctrl_c_cancels_then_exits(project: Path) -> None:
-    child = _spawn(TEST_AGENT, project, agent_env())
+    child = _spawn(SCRIPTED_AGENT, project, agent_env())
     child.sendline("slow 30")
     child.expect_exact("slow_async")
     child.sendintr()
@@ -219,16 +414,21 @@ def test_interactive_ctrl_c_cancels_then_exits(project: Path) -> None:
     assert _finish(child) == 0
 
 
-def test_interactive_ctrl_c_cancels_a_permission_question(project: Path) -> None:
-    child = _spawn(TEST_AGENT, project, agent_env(testplug=["ask"]))
-    child.sendline('tool add {"a": 1, "b": 2}')
-    child.expect_exact("choose 1-2: ")
-    child.sendintr()
-    child.expect_exact("→ cancelled")
-    child.expect_exact("stop: cancelled")
-    child.expect_exact("> ")
-    child.sendintr()  # at the prompt: exit
-    assert _finish(child) == 0
+async def test_interactive_ctrl_c_cancels_a_permission_question(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    screen = Screen(capsys)
+
+    async def user() -> None:
+        asked = await screen.shows("choose 1-2: ")
+        await ctrl_c()
+        await screen.shows("> ", await screen.shows("stop: cancelled", await screen.shows("→ cancelled", asked)))
+        await ctrl_c()  # at the prompt: exit
+
+    lines = ['tool add {"a": 1, "b": 2}']  # and the input stays open: only Ctrl-C ends the question
+    code = await chat_in_process(monkeypatch, project, lines=lines, end=False, testplug=["ask"], during=user)
+    assert code == 0
+    assert "done: 3" not in screen.read()[0]
 
 
 # -- what the terminal shows for each kind of update ----------------------------------------------
@@ -291,21 +491,15 @@ def test_terminal_renderer_shows_every_kind_of_update() -> None:
         position = found + len(piece)
 
 
-def test_agent_command_that_does_not_exist(project: Path) -> None:
-    result = _run(["--prompt", "hi", "--", str(project / "no-such-agent")], project, agent_env())
-    assert result.returncode == 1
-    assert "cannot start the agent" in result.stderr
+def test_agent_command_that_does_not_exist(project: Path, capsys: Any) -> None:
+    assert cli.main(["chat", "--cwd", str(project), "--prompt", "hi", "--", str(project / "no-such-agent")]) == 1
+    assert "cannot start the agent" in capsys.readouterr().err
 
 
-def test_interactive_modes(project: Path) -> None:
-    child = _spawn(TEST_AGENT, project, agent_env(testplug=["modes"]))
-    child.sendline("/mode")
-    child.expect_exact("mode: ask (available: ask, code)")
-    child.sendline("/mode code")
-    child.expect_exact("mode → code")
-    child.expect_exact("> ")
-    child.sendline("/mode nope")
-    child.expect_exact("unknown mode 'nope'")
-    child.expect_exact("> ")
-    child.sendeof()
-    assert _finish(child) == 0
+async def test_interactive_modes(project: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    lines = ["/mode", "/mode code", "/mode nope"]
+    assert await chat_in_process(monkeypatch, project, lines=lines, testplug=["modes"]) == 0
+    out, err = capsys.readouterr()
+    _in_order(out, ["> ", "mode: ask (available: ask, code)", "> ", "mode → code", "> ", "> "])
+    assert "unknown mode 'nope'" in err
+    assert out.count("mode → code") == 1  # the rejected mode changed nothing
