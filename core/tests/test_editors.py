@@ -145,18 +145,22 @@ async def test_editors_snippet_serves_from_any_directory(tmp_path: Path) -> None
     project = tmp_path / "project"
     project.mkdir()
     (project / "my_local_agent.py").write_text("from langacp.testing.agent import agent\n")
+    started = []
     for editor in ("zed", "emacs"):
         result = editors_print(editor, "my_local_agent:agent", "--store", "memory", cwd=project)
         assert result.returncode == 0, result.stderr
         command, env = command_of(editor, result.stdout)
         assert env == {"PYTHONPATH": str(project.resolve())}
-        client = RecordingClient()
-        with (tmp_path / "stderr").open("w") as stderr:
-            async with spawn_agent(command, client, env=agent_env(extra=env), cwd="/", stderr=stderr) as (conn, _p):
-                await conn.initialize(protocol_version=1)
-                session = await conn.new_session(cwd=str(project))
-                response = await conn.prompt(session_id=session.session_id, prompt=[text_block("hello")])
-                assert response.stop_reason == "end_turn", (tmp_path / "stderr").read_text()
+        started.append((command, env))
+    assert started[0] == started[1]  # both editors start the same: serving it once tries both
+    command, env = started[0]
+    client = RecordingClient()
+    with (tmp_path / "stderr").open("w") as stderr:
+        async with spawn_agent(command, client, env=agent_env(extra=env), cwd="/", stderr=stderr) as (conn, _p):
+            await conn.initialize(protocol_version=1)
+            session = await conn.new_session(cwd=str(project))
+            response = await conn.prompt(session_id=session.session_id, prompt=[text_block("hello")])
+            assert response.stop_reason == "end_turn", (tmp_path / "stderr").read_text()
 
 
 def test_editors_docs_show_what_the_command_prints() -> None:

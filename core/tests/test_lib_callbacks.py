@@ -2,20 +2,28 @@
 
 A hand-written SDK agent serving a hand-built ``StateGraph`` (model node + ``ToolNode``) must
 send what ``langacp serve langacp.testing.agent:agent`` sends for the same prompts: the same
-model, the same tools, the same core mappers.
+model, the same tools, the same core mappers. Both run in this process: the hand-written one
+as its script runs it (the SDK's ``run_agent``), over OS pipes to the SDK's client.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import importlib.util
 import json
-import sys
+import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from acp import RequestError, text_block
-from core_support import FIXTURES, agent_env
+import pytest
+from acp import RequestError, run_agent, text_block
+from acp.client.connection import ClientSideConnection
+from core_support import FIXTURES
 
-from langacp.client import RecordingClient, spawn_agent
+from langacp.client import RecordingClient
 from langacp.testing.harness import serve_in_process
 
 PROMPTS = [
@@ -42,6 +50,39 @@ async def _play(conn: Any, client: RecordingClient, cwd: Path) -> tuple[str, lis
     return sid, answers, steps
 
 
+async def _pipe() -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """An OS pipe as asyncio streams: (its reading end, its writing end)."""
+    loop = asyncio.get_running_loop()
+    read_fd, write_fd = os.pipe()
+    reader = asyncio.StreamReader()
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(read_fd, "rb", 0))
+    transport, protocol = await loop.connect_write_pipe(
+        lambda: asyncio.StreamReaderProtocol(asyncio.StreamReader()), os.fdopen(write_fd, "wb", 0)
+    )
+    return reader, asyncio.StreamWriter(transport, protocol, None, loop)
+
+
+@asynccontextmanager
+async def _library_agent(client: RecordingClient) -> AsyncIterator[ClientSideConnection]:
+    """``fixtures/lib_graph_agent.py``'s agent served as its script serves it (``run_agent``), over OS pipes."""
+    spec = importlib.util.spec_from_file_location("lib_graph_agent", FIXTURES / "lib_graph_agent.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    agent_in, client_out = await _pipe()
+    client_in, agent_out = await _pipe()
+    serving = asyncio.ensure_future(run_agent(module.GraphAgent(), agent_out, agent_in))
+    conn = ClientSideConnection(cast(Any, client), client_out, client_in)
+    try:
+        yield conn
+    finally:
+        await conn.close()
+        client_out.close()
+        with contextlib.suppress(Exception, asyncio.CancelledError):
+            await asyncio.wait_for(serving, 5)
+        agent_out.close()
+
+
 def _joined(updates: list[Any]) -> list[dict[str, Any]]:
     """Updates as JSON, consecutive text chunks of one kind joined (chunking depends on timing)."""
     out: list[dict[str, Any]] = []
@@ -55,14 +96,15 @@ def _joined(updates: list[Any]) -> list[dict[str, Any]]:
     return out
 
 
-async def test_callback_handler_reports_a_hand_built_graph_as_the_server_does(tmp_path: Path) -> None:
+async def test_callback_handler_reports_a_hand_built_graph_as_the_server_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     server_client, library_client = RecordingClient(), RecordingClient()
     async with serve_in_process("langacp.testing.agent:agent", client=server_client, cwd=tmp_path) as server:
         _sid, server_answers, server_steps = await _play(server.conn, server_client, tmp_path)
-    command = [sys.executable, str(FIXTURES / "lib_graph_agent.py")]
-    with (tmp_path / "agent.stderr").open("w") as stderr:
-        async with spawn_agent(command, library_client, env=agent_env(), stderr=stderr) as (conn, _process):
-            _sid, library_answers, library_steps = await _play(conn, library_client, tmp_path)
+    monkeypatch.setenv("LANGACP_DISABLE_PLUGIN_AUTOLOAD", "1")  # the core's plugins only, as serve_in_process has
+    async with _library_agent(library_client) as conn:
+        _sid, library_answers, library_steps = await _play(conn, library_client, tmp_path)
 
     assert library_answers == server_answers == ["end_turn"] * 5 + ["error -32603"]
     assert library_steps == server_steps

@@ -229,12 +229,15 @@ async def test_meta_keys_cannot_overwrite_parameters(start_raw: Any) -> None:
         assert targets == {a}
 
 
-async def test_stdout_carries_only_protocol_even_when_a_tool_prints(start_agent: StartAgent) -> None:
-    async with start_agent(subprocess=True) as agent:
+async def test_stdout_carries_only_protocol_even_when_a_tool_or_a_plugin_prints(start_agent: StartAgent) -> None:
+    """Over real pipes: what a tool prints, and a plugin while it loads and from a hook, lands on stderr."""
+    async with start_agent(testplug=["print"], subprocess=True) as agent:
         sid = await agent.start()
         assert await agent.prompt(sid, "tool noisy {}") == "end_turn"
         assert agent.client.text(sid) == "done: printed"
         assert "NOISY TOOL OUTPUT ON STDOUT" in agent.stderr()
+        assert "testplug writes to stdout while it loads" in agent.stderr()
+        assert "testplug writes to stdout in a hook" in agent.stderr()
 
 
 async def test_precompiled_graph_is_served_with_a_warning(start_agent: StartAgent) -> None:
