@@ -182,6 +182,8 @@ class TargetDriver(Protocol):
 
     persistent: ClassVar[bool]
     """Whether its sessions outlive the process (``loadSession`` is offered)."""
+    # Optional: ``deletable: ClassVar[bool] = True`` when its store's ``delete(session_id)`` removes
+    # the session's threads too (``session/delete`` is offered then).
 
     def check(self, target: DriverTarget) -> None:
         """Raise :class:`TargetError` with a one-line reason if ``target`` cannot be served (at start)."""

@@ -12,7 +12,7 @@ from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 if TYPE_CHECKING:
-    from acp.schema import ClientCapabilities
+    from acp.schema import ClientCapabilities, Implementation
 
     from langacp.plugins import Plugins
 
@@ -122,6 +122,8 @@ class SessionContext:
     additional_directories: list[str] = field(default_factory=list)
     mcp_servers: list[Any] = field(default_factory=list)
     client_capabilities: ClientCapabilities | None = None
+    client_info: Implementation | None = None
+    """The client's ``clientInfo`` from ``initialize`` (``name``, ``title``, ``version``), if it sent one."""
     mode_id: str | None = None
     """The session's current mode; the core saves it with the session."""
     title: str | None = None

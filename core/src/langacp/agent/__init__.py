@@ -118,6 +118,7 @@ class LangacpAgent:
         self, protocol_version: int, client_capabilities: Any = None, client_info: Any = None, **_: Any
     ) -> InitializeResponse:
         self.registry.client_capabilities = client_capabilities
+        self.registry.client_info = client_info
         self._prompts.unstable = handshake.speaks_unstable(client_capabilities)
         response = handshake.initialize_response(
             self.plugins,

@@ -100,9 +100,11 @@ class Loader:
         """Whether the store driver can delete a session (so ``session/delete`` is offered)."""
         from langacp.target import DriverTarget
 
-        if isinstance(self.target_spec, DriverTarget):
-            return False  # the target keeps its own sessions, and no driver deletes them yet
         try:
+            if isinstance(self.target_spec, DriverTarget):  # the target keeps its own sessions
+                from langacp.target import load_target_driver
+
+                return bool(getattr(load_target_driver(self.target_spec.driver), "deletable", False))
             return hasattr(load_store_driver(self.store_url), "delete")
         except Exception:  # noqa: BLE001 - a broken driver is reported by persistent(); it offers no delete
             return False

@@ -91,6 +91,8 @@ class SessionRegistry:
         self.loader = loader
         self.client: Any = None
         self.client_capabilities: Any = None
+        self.client_info: Any = None
+        """The client's ``clientInfo`` from ``initialize`` (``acp.schema.Implementation``), if it sent one."""
         self.live: dict[str, Session] = {}
         self._send = send
         self._warned_unguarded = False
@@ -131,6 +133,7 @@ class SessionRegistry:
             additional_directories=record.additional_directories,
             mcp_servers=list(mcp_servers or []),
             client_capabilities=self.client_capabilities,
+            client_info=self.client_info,
             mode_id=record.mode_id,
             title=record.title,
             stored=record.data,
@@ -139,6 +142,8 @@ class SessionRegistry:
         )
         sink, release = open_outbox(self.plugins, context, functools.partial(self._send, session_id))
         record.data["langacp"] = {**record.data.get("langacp", {}), "mcp_servers": _describe_servers(mcp_servers)}
+        if isinstance(getattr(self.client_info, "name", None), str):
+            record.client = self.client_info.name
         try:
             graph, guarded = await self._build(target, store, context, created=created)
         except BaseException:

@@ -137,8 +137,9 @@ class SessionMethods:
         if record is None and live is None:
             return
         checkpointer = store.checkpointer if target.is_factory else target.graph.checkpointer
-        for thread in session_threads(session_id, record or (live.record if live is not None else None)):
-            await checkpointer.adelete_thread(thread)
+        if hasattr(checkpointer, "adelete_thread"):  # else a server's threads: its store's delete removes them
+            for thread in session_threads(session_id, record or (live.record if live is not None else None)):
+                await checkpointer.adelete_thread(thread)
         await store.delete(session_id)  # type: ignore[attr-defined] # deletable() checked it
 
     async def close(self, session_id: str) -> None:

@@ -67,6 +67,8 @@ class SessionRecord:
     """The LangGraph thread of the conversation; ``None``: the session id (until ``/clear``)."""
     data: dict[str, Any] = field(default_factory=dict)
     """Plugin data (remembered permissions, MCP servers, …), keyed by plugin name."""
+    client: str | None = None
+    """The name the client that last opened the session gave in ``initialize`` (``clientInfo.name``)."""
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -86,8 +88,8 @@ class SessionRecord:
                 raise StoreError(f"session record field {name!r} is not a string")
         if not isinstance(record.additional_directories, list) or not isinstance(record.data, dict):
             raise StoreError("session record fields additional_directories / data have the wrong type")
-        if not all(isinstance(v, str | None) for v in (record.title, record.mode_id, record.thread_id)):
-            raise StoreError("session record fields title / mode_id / thread_id are not strings")
+        if not all(isinstance(v, str | None) for v in (record.title, record.mode_id, record.thread_id, record.client)):
+            raise StoreError("session record fields title / mode_id / thread_id / client are not strings")
         return record
 
 

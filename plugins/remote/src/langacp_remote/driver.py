@@ -134,6 +134,8 @@ class RemoteDriver:
     """Target driver ``remote`` (group ``langacp.targets``)."""
 
     persistent: ClassVar[bool] = True
+    deletable: ClassVar[bool] = True
+    """``session/delete`` deletes the session's threads on the server (:meth:`ThreadStore.delete`)."""
 
     def check(self, target: DriverTarget) -> None:
         """Reach the server and resolve GRAPH now, so a bad command line fails at once (exit 2)."""

@@ -1,14 +1,17 @@
 """Sessions kept as the server's threads: every ``langacp serve --remote`` process sees the same ones.
 
 A session's record lives in its thread's metadata (``langacp_record``), beside searchable keys:
-``langacp_session_id``, ``langacp_graph`` (the assistant served), ``cwd``, ``langacp_host`` and
-``langacp_version``. ``session/list`` is ``threads.search`` on that metadata, newest first.
+``langacp_session_id``, ``langacp_graph`` (the assistant served), ``cwd``, ``langacp_host``,
+``langacp_version`` and ``langacp_client`` (the editor's ``clientInfo.name``, when it sent one).
+``session/list`` is ``threads.search`` on that metadata, newest first; ``session/delete`` is
+``threads.delete`` of every thread of the session.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import json
 import socket
 import uuid
@@ -60,6 +63,7 @@ class ThreadStore:
             "cwd": record.cwd,
             "langacp_host": socket.gethostname(),
             "langacp_version": __version__,
+            **({"langacp_client": record.client} if record.client else {}),
             RECORD_KEY: shared,
         }
 
@@ -136,6 +140,22 @@ class ThreadStore:
                 records.append(record)
         next_cursor = _encode(offset + limit) if len(threads) > limit else None
         return records, next_cursor
+
+    async def delete(self, session_id: str) -> None:
+        """``threads.delete`` every thread of the session: its current one and those ``/clear`` left behind."""
+        done: set[str] = set()
+        try:
+            while True:
+                threads = await self.client.threads.search(metadata={SESSION_KEY: session_id}, limit=100)
+                left = [str(t["thread_id"]) for t in threads if str(t["thread_id"]) not in done]
+                if not left:
+                    return
+                for tid in left:
+                    done.add(tid)
+                    with contextlib.suppress(NotFoundError):  # deleted meanwhile (another process)
+                        await self.client.threads.delete(tid)
+        except (APIConnectionError, APITimeoutError, httpx.TransportError) as exc:
+            raise self._unavailable(exc) from exc
 
     async def fork_thread(self, source: str) -> str:
         """Copy a thread (``threads.copy``); returns the copy's id."""
