@@ -51,8 +51,12 @@ def home(tmp_path: Path) -> dict[str, str]:
 
 @pytest.fixture
 def in_process(home: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """For agents and commands run in this process: ``home``'s environment, no keyring to store in, and
-    the stand-in provider forgotten after (it must not stand in for the real one in later tests)."""
+    """For agents and commands run in this process: ``home``'s environment, no keyring to store in, no
+    model yet (the default agent keeps one per process), and after, the stand-in provider and its
+    model forgotten (they must not stand in for the demo model or the real provider in later tests)."""
+    from langacp.default_agent import agent as default_agent
+
+    monkeypatch.setattr(default_agent, "_model", None)  # restored after the test
     try:
         import keyring
         from keyring.backends.null import Keyring as NullKeyring
