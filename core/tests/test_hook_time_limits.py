@@ -116,3 +116,21 @@ async def test_a_slow_implementation_holds_up_only_its_own_session(monkeypatch: 
     assert await asyncio.wait_for(plugins.session_tools(SessionContext(session_id="fast", cwd="/tmp")), 2) == ["fast"]
     assert not slow.done()
     slow.cancel()
+
+
+async def test_a_task_that_outlived_its_hook_cannot_move_a_finished_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    started: list[asyncio.Task[None]] = []
+
+    class Spawns:
+        @hookimpl
+        async def langacp_session_tools(self, session: Any) -> list[str]:
+            async def later() -> None:
+                await asyncio.sleep(0.05)
+                hook_time_limit(10)  # the hook is done: nothing to move, no error
+
+            started.append(asyncio.ensure_future(later()))
+            return ["tool"]
+
+    plugins = _plugins(monkeypatch, Spawns())
+    assert await plugins.session_tools(SESSION) == ["tool"]
+    await asyncio.wait_for(started[0], 5)  # raises if hook_time_limit did

@@ -155,14 +155,18 @@ def hook_time_limit(seconds: float | None) -> None:
     It replaces the limit langacp set (``LANGACP_HOOK_TIMEOUT``, or
     ``LANGACP_SESSION_TOOLS_TIMEOUT`` for ``langacp_session_tools``), longer or shorter: for
     work with a limit of its own that the user configured, such as starting an MCP server.
-    Outside an awaited implementation (a synchronous hook, a task of your own) it does nothing.
+    Outside an awaited implementation (a synchronous hook, code no hook runs, a task that
+    outlived its hook) it does nothing.
     """
     running = _RUNNING_LIMIT.get()
     if running is None:
         return
-    running.declared = seconds
     loop = asyncio.get_running_loop()
-    running.timeout.reschedule(None if seconds is None else loop.time() + max(0.0, seconds))
+    try:
+        running.timeout.reschedule(None if seconds is None else loop.time() + max(0.0, seconds))
+    except RuntimeError:  # the implementation has finished (or timed out) already
+        return
+    running.declared = seconds
 
 
 _ANSWERING_HOOKS = frozenset(
