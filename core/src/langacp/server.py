@@ -196,6 +196,9 @@ def serve(
     one line on stderr and exit status 2. A TARGET that fails while loading (in the background,
     once ``initialize`` is answered) also ends the process with status 2.
     """
+    from langacp import startup_gc
+
+    startup_gc.pause()  # until the target is loaded (the loader resumes it)
     protocol_fd = reserve_stdout()
     configure_logging(log_level)
     if sys.stdin.isatty():

@@ -119,6 +119,14 @@ class Loader:
                 log.exception("closing the session store failed")
 
     async def _load(self) -> tuple[Target, SessionStore]:
+        from langacp import startup_gc
+
+        try:
+            return await self._load_both()
+        finally:
+            startup_gc.resume()  # start-up is over: what it built is left out of later collections
+
+    async def _load_both(self) -> tuple[Target, SessionStore]:
         # A short pause lets the initialize response leave before the imports hold the GIL.
         await asyncio.sleep(0.01)
         from langacp.target import DriverTarget, load_target_driver
