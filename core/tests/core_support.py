@@ -7,10 +7,13 @@ pytest process, and each directory may have its own conftest.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
-from collections.abc import Callable, Sequence
-from contextlib import AbstractAsyncContextManager
+import sys
+import tempfile
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -99,3 +102,72 @@ class RawAgent:
                 self.notifications.append(reply)
             elif reply.get("id") == msg_id:
                 return reply
+
+
+RELAY = """\
+import os, socket, sys, threading
+sock = socket.socket(socket.AF_UNIX)
+sock.connect(sys.argv[1])
+
+def down():
+    while data := sock.recv(65536):
+        view = memoryview(data)
+        while view:
+            view = view[os.write(1, view):]
+    os._exit(0)
+
+threading.Thread(target=down, daemon=True).start()
+while data := os.read(0, 65536):
+    sock.sendall(data)
+os._exit(0)
+"""
+"""An agent process that is a pipe: its stdin to the socket, the socket to its stdout; it ends at stdin's end."""
+
+
+@asynccontextmanager
+async def agent_in_process(
+    target: str = f"{SCRIPTED}:agent",
+    *,
+    testplug: Sequence[str] = (),
+    env: dict[str, str] | None = None,
+    prelude: str = "",
+) -> AsyncIterator[list[str]]:
+    """The command of a real agent process: a relay (stdlib Python, no imports to wait for) to ``target``
+    served in this process behind ``langacp serve``'s guarded transport, over OS pipes.
+
+    For tests of what a client does with an agent process (spawn, stderr, exit, kill) or with what
+    the agent sends, without a Python start-up per test. One connection: each command spawned is
+    one agent (a second spawn needs a second ``agent_in_process``). ``prelude`` is Python the relay
+    runs first (e.g. writing to its stderr).
+    """
+    environment = agent_env(testplug=testplug, extra=env)
+    plugins = ["testplug"] if testplug else []
+    with tempfile.TemporaryDirectory(prefix="langacp-chat-") as tmp:  # short: a socket path has ~100 bytes
+        path = os.path.join(tmp, "agent.sock")
+        async with harness.serve_raw_in_process(target, plugins=plugins, env=environment, isolate=False) as pipes:
+
+            async def bridge(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+                async def down() -> None:
+                    while data := await pipes.stdout.read(65536):
+                        writer.write(data)
+                        await writer.drain()
+
+                forward = asyncio.ensure_future(down())
+                try:
+                    while data := await reader.read(65536):
+                        pipes.stdin.write(data)
+                        await pipes.stdin.drain()
+                    pipes.stdin.close()  # the relay's stdin ended: so does the agent's
+                except ConnectionError:
+                    pass
+                finally:
+                    forward.cancel()
+                    with contextlib.suppress(Exception, asyncio.CancelledError):
+                        await forward
+                    writer.close()
+
+            server = await asyncio.start_unix_server(bridge, path)
+            try:
+                yield [sys.executable, "-S", "-c", prelude + "\n" + RELAY, path]
+            finally:
+                server.close()

@@ -18,22 +18,19 @@ import os
 import signal
 import subprocess
 import sys
-import tempfile
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import pexpect
 import pytest
-from core_support import SCRIPTED, agent_env
+from core_support import SCRIPTED, agent_env, agent_in_process
 
 from langacp import cli
 from langacp.chat.app import Chat, ChatOptions
 from langacp.default_agent import DEFAULT_TARGET
 from langacp.default_agent.demo_model import LABEL
-from langacp.testing import harness
 from langacp.testing.polling import eventually
 
 CHAT = [sys.executable, "-m", "langacp.cli", "chat"]
@@ -80,64 +77,6 @@ def _environ(env: dict[str, str]) -> Iterator[None]:
 
 # -- the chat in this process, its agent a relay process to an agent served in this process ----------
 
-RELAY = """\
-import os, socket, sys, threading
-sock = socket.socket(socket.AF_UNIX)
-sock.connect(sys.argv[1])
-
-def down():
-    while data := sock.recv(65536):
-        view = memoryview(data)
-        while view:
-            view = view[os.write(1, view):]
-    os._exit(0)
-
-threading.Thread(target=down, daemon=True).start()
-while data := os.read(0, 65536):
-    sock.sendall(data)
-os._exit(0)
-"""
-"""An agent process that is a pipe: its stdin to the socket, the socket to its stdout; it ends at stdin's end."""
-
-
-@asynccontextmanager
-async def agent_in_process(
-    target: str = f"{SCRIPTED}:agent", *, testplug: Sequence[str] = (), env: dict[str, str] | None = None
-) -> AsyncIterator[list[str]]:
-    """The command of a real agent process for ``langacp chat``: a relay (stdlib Python, no imports to
-    wait for) to ``target`` served in this process behind ``langacp serve``'s transport, over OS pipes."""
-    environment = agent_env(testplug=testplug, extra=env)
-    plugins = ["testplug"] if testplug else []
-    with tempfile.TemporaryDirectory(prefix="langacp-chat-") as tmp:  # short: a socket path has ~100 bytes
-        path = os.path.join(tmp, "agent.sock")
-        async with harness.serve_raw_in_process(target, plugins=plugins, env=environment, isolate=False) as pipes:
-
-            async def bridge(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-                async def down() -> None:
-                    while data := await pipes.stdout.read(65536):
-                        writer.write(data)
-                        await writer.drain()
-
-                forward = asyncio.ensure_future(down())
-                try:
-                    while data := await reader.read(65536):
-                        pipes.stdin.write(data)
-                        await pipes.stdin.drain()
-                    pipes.stdin.close()  # the relay's stdin ended: so does the agent's
-                except ConnectionError:
-                    pass
-                finally:
-                    forward.cancel()
-                    with contextlib.suppress(Exception, asyncio.CancelledError):
-                        await forward
-                    writer.close()
-
-            server = await asyncio.start_unix_server(bridge, path)
-            try:
-                yield [sys.executable, "-S", "-c", RELAY, path]
-            finally:
-                server.close()
-
 
 @contextlib.contextmanager
 def _stdin(monkeypatch: pytest.MonkeyPatch, lines: Sequence[str] | None, *, end: bool = True) -> Iterator[None]:
@@ -172,6 +111,7 @@ async def chat_in_process(
     testplug: Sequence[str] = (),
     env: dict[str, str] | None = None,
     during: Callable[[], Awaitable[None]] | None = None,
+    prelude: str = "",
 ) -> int:
     """``langacp chat ARGS -- AGENT`` in this process, with ``lines`` as what the user types; its exit code.
 
@@ -181,7 +121,7 @@ async def chat_in_process(
     """
     from langacp.chat import app
 
-    async with agent_in_process(target, testplug=testplug, env=env) as command:
+    async with agent_in_process(target, testplug=testplug, env=env, prelude=prelude) as command:
         given: list[ChatOptions] = []
         with monkeypatch.context() as patch:
             patch.setattr(app, "run_chat", lambda options: given.append(options) or 0)
@@ -323,11 +263,22 @@ def test_agent_stderr_is_drained_and_shown_with_verbose(project: Path, capsys: A
     args += ["langacp.cli", "serve", f"{SCRIPTED}:agent", "--log-level", "debug"]
     with _environ(agent_env()):
         assert cli.main(args) == 0
-        out, err = capsys.readouterr()
-        assert "hi" in out
-        assert "agent: " in err and "DEBUG" in err
-        assert cli.main(args[:5] + args[6:]) == 0  # not --verbose
-        assert "agent: " not in capsys.readouterr().err
+    out, err = capsys.readouterr()
+    assert "hi" in out
+    assert "agent: " in err and "DEBUG" in err
+
+
+async def test_agent_stderr_is_not_shown_without_verbose(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    chatty = "import sys\nprint('the agent writes to stderr', file=sys.stderr, flush=True)"
+    args = ["--prompt", "echo hi"]
+    assert await chat_in_process(monkeypatch, project, args, prelude=chatty) == 0
+    out, err = capsys.readouterr()
+    assert "hi" in out
+    assert "the agent writes to stderr" not in err and "agent: " not in err
+    assert await chat_in_process(monkeypatch, project, [*args, "--verbose"], prelude=chatty) == 0
+    assert "agent: the agent writes to stderr" in capsys.readouterr().err  # what the first run left out
 
 
 def test_a_model_that_cannot_work_is_refused_before_the_agent_starts(project: Path, capsys: Any) -> None:

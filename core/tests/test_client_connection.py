@@ -3,8 +3,11 @@ a real ``langacp serve`` subprocess (the scripted test agent) over real pipes.
 
 Tests of what the connection does with a live agent (prompts, streams, cancel, permissions,
 recording, sessions) share two agent processes of this module (``plain``; ``asking``, whose
-tool calls ask for permission), each test in sessions of its own. Tests of the process
-itself (exit, stderr, kill, the manager's spawning and disposing) start their own.
+tool calls ask for permission), each test in sessions of its own. An agent exiting at start-up,
+the example and a new event loop start ``langacp serve`` processes of their own. Tests of how
+the connection and the manager treat the process (spawn, stderr, kill, dispose) start agents
+that are real processes relaying their stdio to an agent served in this process
+(``core_support.agent_in_process``): no Python start-up each.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 from acp.schema import SessionNotification
-from core_support import SCRIPTED, agent_env, serve_command
+from core_support import SCRIPTED, agent_env, agent_in_process, serve_command
 
 from langacp.client import (
     AcpConnection,
@@ -233,35 +236,29 @@ async def test_agent_that_exits_reports_its_stderr(tmp_path: Path) -> None:
 
 async def test_chatty_stderr_does_not_block_the_agent(tmp_path: Path) -> None:
     lines: list[str] = []
-    async with AcpConnection(on_stderr=lines.append, stderr_lines=5) as conn:
-        command, args = _spawn_args()
-        # 4 MB on stderr before serving: far more than a pipe holds, so an undrained stderr blocks the agent.
-        chatty = tmp_path / "chatty.py"
-        chatty.write_text(
-            "import runpy, sys\n"
-            "for i in range(20000):\n"
-            "    sys.stderr.write(f'chatty line {i} ' + 'x' * 200 + '\\n')\n"
-            "sys.stderr.flush()\n"
-            "sys.argv = ['langacp', *sys.argv[1:]]\n"
-            "runpy.run_module('langacp.cli', run_name='__main__', alter_sys=True)\n"
-        )
-        assert args[:2] == ["-m", "langacp.cli"]
-        env = agent_env(extra={"XDG_DATA_HOME": str(tmp_path / "data")})
-        await conn.spawn(command, [str(chatty), *args[2:]], cwd=tmp_path, env=env)
-        await conn.initialize()
-        sid = (await conn.new_session(tmp_path)).session_id
-        for _ in range(3):
-            assert (await conn.prompt(sid, "long 200")).stop_reason == "end_turn"
+    # 4 MB on stderr before serving: far more than a pipe holds, so an undrained stderr blocks the agent.
+    chatty = "for i in range(20000):\n    sys.stderr.write(f'chatty line {i} ' + 'x' * 200 + '\\n')\nsys.stderr.flush()"
+    async with agent_in_process(prelude=f"import sys\n{chatty}") as command:
+        async with AcpConnection(on_stderr=lines.append, stderr_lines=5) as conn:
+            await conn.spawn(command[0], command[1:], cwd=tmp_path)
+            await conn.initialize()
+            sid = (await conn.new_session(tmp_path)).session_id
+            for _ in range(3):
+                assert (await conn.prompt(sid, "long 200")).stop_reason == "end_turn"
     assert len(lines) >= 20000 and len(conn.stderr_tail) == 5  # all seen, the last five kept
 
 
 async def test_manager_reuses_and_disposes_of_everything(tmp_path: Path) -> None:
-    command, args = _spawn_args()
-    env = agent_env(extra={"XDG_DATA_HOME": str(tmp_path / "data")})
+    async with agent_in_process() as helper, agent_in_process() as other_agent:
+        await _reuses_and_disposes(tmp_path, helper, other_agent)
+
+
+async def _reuses_and_disposes(tmp_path: Path, helper: list[str], other_agent: list[str]) -> None:
+    command, args = helper[0], helper[1:]
     manager = ConnectionManager()
-    first = await manager.connect("helper", command=command, args=args, cwd=tmp_path, env=env)
-    again = await manager.connect("helper", command=command, args=args, cwd=tmp_path, env=env)
-    other = await manager.connect("other", command=command, args=args, cwd=tmp_path, env=env)
+    first = await manager.connect("helper", command=command, args=args, cwd=tmp_path)
+    again = await manager.connect("helper", command=command, args=args, cwd=tmp_path)
+    other = await manager.connect("other", command=other_agent[0], args=other_agent[1:], cwd=tmp_path)
     assert first is again and manager.get("helper") is first and other is not first
     assert sorted(manager.names()) == ["helper", "other"]
     sid = (await first.new_session(tmp_path)).session_id
@@ -277,15 +274,16 @@ async def test_manager_reuses_and_disposes_of_everything(tmp_path: Path) -> None
 
 
 async def test_manager_replaces_a_dead_connection(tmp_path: Path) -> None:
-    command, args = _spawn_args()
-    env = agent_env(extra={"XDG_DATA_HOME": str(tmp_path / "data")})
-    async with ConnectionManager() as manager:
-        first = await manager.connect("helper", command=command, args=args, cwd=tmp_path, env=env)
+    # Two agents to spawn, one after the other (each relay command reaches one agent).
+    async with agent_in_process() as one, agent_in_process() as two, ConnectionManager() as manager:
+        first = await manager.connect("helper", command=one[0], args=one[1:], cwd=tmp_path)
         assert first.process is not None
         first.process.kill()
         await first.process.wait()
-        second = await manager.connect("helper", command=command, args=args, cwd=tmp_path, env=env)
+        second = await manager.connect("helper", command=two[0], args=two[1:], cwd=tmp_path)
         assert second is not first and second.running
+        sid = (await second.new_session(tmp_path)).session_id
+        assert (await second.prompt(sid, "echo again")).text == "again"
 
 
 async def test_acceptance_example(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -345,8 +343,10 @@ async def test_fast_notification_equals_a_validated_one() -> None:
 
 
 async def test_agent_dying_mid_turn_fails_the_prompt_with_its_stderr(tmp_path: Path) -> None:
-    async with AcpConnection() as conn:
-        sid = await _open(conn, tmp_path)
+    async with agent_in_process() as command, AcpConnection() as conn:
+        await conn.spawn(command[0], command[1:], cwd=tmp_path)
+        await conn.initialize()
+        sid = (await conn.new_session(tmp_path)).session_id
         started = asyncio.Event()
         conn.add_listener(lambda note: started.set() if note.update.session_update == "tool_call" else None, sid)
         turn = asyncio.ensure_future(conn.prompt(sid, "slow 30"))
