@@ -53,7 +53,10 @@ async def test_session_tools_have_their_own_limit_not_the_hook_timeout(monkeypat
     assert plugins.session_tools_timeout == 300
     assert await plugins.session_tools(SESSION) == ["tool of s"]  # 0.3 s > LANGACP_HOOK_TIMEOUT
     await plugins.session_created(SESSION)  # the other hooks keep LANGACP_HOOK_TIMEOUT
-    assert plugins.failures == {("slow", "langacp_session_created"): 1}
+    # Only the test plugin's entries: the core's own trust hook, reading config files on a cold
+    # start, may also run past 0.05 s.
+    mine = {key: count for key, count in plugins.failures.items() if key[0] == "slow"}
+    assert mine == {("slow", "langacp_session_created"): 1}
 
 
 async def test_the_session_tools_limit_is_set_by_its_variable(
@@ -71,7 +74,7 @@ async def test_an_implementation_sets_its_own_longer_limit(monkeypatch: pytest.M
     assert await plugins.session_tools(SESSION) == ["tool of s"]
     plugins = _plugins(monkeypatch, SlowTools(0.3, limit=None), LANGACP_SESSION_TOOLS_TIMEOUT="0.05")
     assert await plugins.session_tools(SESSION) == ["tool of s"]
-    assert plugins.failures == {}
+    assert not [key for key in plugins.failures if key[0] == "slow"]
 
 
 async def test_an_implementation_sets_its_own_shorter_limit(
