@@ -96,6 +96,11 @@ _FAILED_RESULT: dict[str, Any] = {
 }
 """What a failing implementation of these hooks answers instead of ``None`` ("not mine")."""
 
+_PLAIN_RESULTS: frozenset[type] = frozenset({str, list, dict, tuple, bool, int, float})
+"""Hook results that are never awaitable: returned without ``inspect.isawaitable`` (the hot path)."""
+_KIND_MEMO = "_langacp_kind"
+"""Attribute of a ``ToolCallInfo`` holding ``(plugins, session, kind)`` once its kind was asked."""
+
 T = TypeVar("T")
 
 
@@ -383,9 +388,9 @@ class Plugins:
                     raise
                 self._failed(plugin, hook, exc)
                 return failed
-            if inspect.isawaitable(result):
-                return self._guarded_await(result, plugin, hook, failed)
-            return result
+            if result is None or type(result) in _PLAIN_RESULTS or not inspect.isawaitable(result):
+                return result
+            return self._guarded_await(result, plugin, hook, failed)
 
         guarded.__wrapped__ = function  # type: ignore[attr-defined]
         return guarded
@@ -493,11 +498,20 @@ class Plugins:
 
     # tool mapping
     def tool_kind(self, call: ToolCallInfo, session: SessionContext) -> ToolKind:
-        """The plugins' kind, then the project's pin where it is riskier (:func:`langacp.trust.project_kind`)."""
+        """The plugins' kind, then the project's pin where it is riskier (:func:`langacp.trust.project_kind`).
+
+        Asked once per call and session: the answer is kept on the (immutable) call, so its
+        title, locations, start and result content (which each need the kind) do not ask again.
+        """
         from langacp.trust import project_kind
 
+        known = call.__dict__.get(_KIND_MEMO)
+        if known is not None and known[0] is self and known[1] is session:
+            return cast("ToolKind", known[2])
         kind = self._first("langacp_tool_kind", call=call, session=session) or "other"
-        return cast("ToolKind", project_kind(call.name, kind, session))
+        kind = project_kind(call.name, kind, session)
+        object.__setattr__(call, _KIND_MEMO, (self, session, kind))
+        return cast("ToolKind", kind)
 
     def tool_title(self, call: ToolCallInfo, session: SessionContext) -> str:
         return cast(str, self._first("langacp_tool_title", call=call, session=session) or call.name)

@@ -8,6 +8,7 @@ inside ``format``) and ``thread_summary`` is not a read.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from typing import Literal
@@ -134,10 +135,16 @@ def _by_words(name: str) -> Kind | None:
 
 def kind_of(name: str, pins: Mapping[str, str] | None = None) -> Kind:
     """The ACP kind of a tool called ``name``; ``pins`` (tool name → kind) win over everything."""
-    part = tool_part(name)
     if pins:
-        for candidate in (name, part):
+        for candidate in (name, tool_part(name)):
             pinned = pins.get(candidate)
             if pinned in KINDS:
                 return pinned
+    return _kind_by_name(name)
+
+
+@functools.lru_cache(maxsize=1024)
+def _kind_by_name(name: str) -> Kind:
+    """The kind the name alone says (kept: a session asks it for each call of the same few tools)."""
+    part = tool_part(name)
     return _exact(name) or _exact(part) or _known_suffix(part) or _by_words(part) or "other"
