@@ -174,6 +174,27 @@ class SessionContext:
             found = self._scratch[model] = factory() if factory is not None else model()
         return found  # type: ignore[no-any-return]
 
+    async def request_permission(self, tool_call: Any, options: Sequence[Any]) -> str:
+        """Ask the client about ``tool_call`` (``session/request_permission``); the ``option_id`` chosen.
+
+        ``tool_call`` is an ``acp.schema.ToolCallUpdate``, ``options`` are ``PermissionOption`` s.
+        :class:`PromptCancelled` when the client answers ``cancelled`` (the turn then ends as
+        cancelled); ``RuntimeError`` when the session has no client, ``ValueError`` for an answer
+        that is neither.
+        """
+        if self.client is None:
+            raise RuntimeError(f"session {self.session_id} has no client to ask")
+        response = await self.client.request_permission(
+            session_id=self.session_id, tool_call=tool_call, options=list(options)
+        )
+        outcome = getattr(response, "outcome", None)
+        if getattr(outcome, "outcome", None) == "cancelled":
+            raise PromptCancelled("the client cancelled the permission request")
+        chosen = getattr(outcome, "option_id", None)
+        if getattr(outcome, "outcome", None) != "selected" or not isinstance(chosen, str):
+            raise ValueError(f"not an answer to a permission request: {response!r:.200}")
+        return chosen
+
     def saved_data(self) -> dict[str, Any]:
         """``stored`` with the current value of every :meth:`data` object: what the core saves."""
         from langacp.session_data import dump_data

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from langacp.hookspecs import hookimpl
-from langacp.types import PermissionDecision, PromptCancelled, SessionContext, ToolCallInfo
+from langacp.types import PermissionDecision, SessionContext, ToolCallInfo
 
 
 @hookimpl(trylast=True)
@@ -33,10 +33,4 @@ async def ask_once(call: ToolCallInfo, kind: str, session: SessionContext) -> Pe
     ]
     described = session.plugins.describe_tool(call, session) if session.plugins is not None else {"title": call.name}
     tool_call = ToolCallUpdate(tool_call_id=call.tool_call_id, raw_input=call.args, **{**described, "kind": kind})
-    response = await session.client.request_permission(
-        session_id=session.session_id, tool_call=tool_call, options=options
-    )
-    outcome = response.outcome
-    if getattr(outcome, "outcome", None) == "cancelled":
-        raise PromptCancelled("the client cancelled the permission request")
-    return "allow" if getattr(outcome, "option_id", None) == "allow_once" else "deny"
+    return "allow" if await session.request_permission(tool_call, options) == "allow_once" else "deny"

@@ -78,8 +78,6 @@ async def ask_to_switch(call: ToolCallInfo, session: SessionContext) -> str:
     """Ask the user about a ``switch_mode`` call: ``"allow"`` or ``"deny"``."""
     from acp.schema import PermissionOption, ToolCallUpdate
 
-    from langacp.api import PromptCancelled
-
     if session.client is None:
         return "deny"
     target = state_of(session).config.modes[str(call.args.get("mode_id"))]
@@ -101,10 +99,4 @@ async def ask_to_switch(call: ToolCallInfo, session: SessionContext) -> str:
         raw_input=call.args,
         content=content,
     )
-    response = await session.client.request_permission(
-        session_id=session.session_id, tool_call=tool_call, options=options
-    )
-    outcome = response.outcome
-    if getattr(outcome, "outcome", None) == "cancelled":
-        raise PromptCancelled("the client cancelled the permission request")
-    return "allow" if getattr(outcome, "option_id", None) == "switch" else "deny"
+    return "allow" if await session.request_permission(tool_call, options) == "switch" else "deny"

@@ -103,18 +103,12 @@ async def _request(call: ToolCallInfo, kind: str, session: SessionContext) -> Pe
         tool_call_id=call.tool_call_id, raw_input=call.args, status="pending", **{**described, "kind": kind}
     )
     try:
-        response = await session.client.request_permission(
-            session_id=session.session_id, tool_call=tool_call, options=options_for(scope)
-        )
-        outcome = response.outcome
-        chosen = outcome.option_id if outcome.outcome == "selected" else None
-    except asyncio.CancelledError:
+        chosen = await session.request_permission(tool_call, options_for(scope))
+    except (asyncio.CancelledError, PromptCancelled):  # the client cancelled: the turn ends cancelled
         raise
     except Exception as exc:  # noqa: BLE001 - an error or a garbled answer is a "no"
         log.warning("langacp-permissions: the permission request for %s failed (%s); not running it", call.name, exc)
         return PermissionVerdict("deny", "the permission request got no valid answer")
-    if chosen is None:
-        raise PromptCancelled("the client cancelled the permission request")
     if chosen in (ALLOW_ALWAYS, REJECT_ALWAYS):
         remember(session, scope, "allow" if chosen == ALLOW_ALWAYS else "deny")
     if chosen in (ALLOW_ONCE, ALLOW_ALWAYS):
