@@ -38,6 +38,7 @@ import itertools
 import json
 import logging
 import types
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
@@ -291,7 +292,8 @@ def _stand_in(tool: Any) -> Any:
     return tool  # a module's function, a built-in tool, another tool class: kept as it is (never run)
 
 
-_STAND_IN_CLASSES: dict[type[Any], type[Any]] = {}
+_STAND_IN_CLASSES: weakref.WeakKeyDictionary[type[Any], type[Any]] = weakref.WeakKeyDictionary()
+"""A stand-in class per middleware class (dropped with the class: a class made per session never stays)."""
 
 
 def _delegate(hook: str, impl: Callable[..., Any]) -> Callable[..., Any]:
