@@ -155,18 +155,33 @@ class GuardedTransport:
         self._writer = writer
         self._max_bytes = max_bytes if max_bytes is not None else max_message_bytes()
         self._max_depth = max_depth
-        self._write_lock = asyncio.Lock()
+        self._batch: list[bytes] | None = None
+        """Lines sent since the last write in this turn of the event loop, written together at its end."""
         self._closed = False
 
     async def send(self, message: dict[str, Any]) -> None:
+        """Write one line, in the order sent. The first line of a burst is written at once; the
+        lines that follow it in the same turn of the event loop (a session's queued updates,
+        other sessions' updates) are written together when the turn ends: one system call (and
+        one wake-up of the reader) instead of one each."""
         if self._closed:
             raise ConnectionError("the transport is closed")
         data = encode_message(message)
-        async with self._write_lock:  # one whole line at a time, in the order sent
+        if self._batch is None:
             self._writer.write(data)
-            await self._writer.drain()
+            self._batch = []
+            asyncio.get_running_loop().call_soon(self._write_batch)
+        else:
+            self._batch.append(data)
+        await self._writer.drain()
+
+    def _write_batch(self) -> None:
+        batch, self._batch = self._batch, None
+        if batch and not self._closed:
+            self._writer.write(b"".join(batch))
 
     async def close(self) -> None:
+        self._write_batch()
         self._closed = True
         close = getattr(self._writer, "close", None)
         if close is not None:
