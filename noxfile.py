@@ -18,6 +18,7 @@ TEST_DEPS = [
     "pytest-timeout>=2",
     "hypothesis>=6",
     "pexpect>=4.8",
+    "pytest-xdist>=3",
     "jsonschema>=4",
     "lupa>=2",
     "sexpdata>=1",
@@ -51,9 +52,13 @@ def tests(session: nox.Session) -> None:
 
 @nox.session(python="3.11")
 def core(session: nox.Session) -> None:
-    """The core alone: a correct minimal agent with no plugin installed."""
+    """The core alone: a correct minimal agent with no plugin installed.
+
+    Two pytest workers (pytest-xdist), each test module on one of them (its module-scoped agents
+    are started once); ``nox -s core -- -n0`` runs it in one process.
+    """
     session.install("-e", "./core", *TEST_DEPS)
-    session.run("pytest", "core/tests", *session.posargs)
+    session.run("pytest", "core/tests", "-n", "2", "--dist", "loadfile", *session.posargs)
 
 
 @nox.session(python="3.11")
