@@ -30,13 +30,31 @@ class ConfigFileError(ValueError):
 def user_config_path() -> Path:
     """``$XDG_CONFIG_HOME/langacp/config.toml`` (``~/.config`` when unset or not absolute)."""
     base = os.environ.get("XDG_CONFIG_HOME", "")
-    root = Path(base) if base and os.path.isabs(base) else Path(os.path.expanduser("~")) / ".config"
-    return root / "langacp" / "config.toml"
+    home = os.environ.get("HOME")
+    key = (base, home)
+    found = _USER_PATHS.get(key)
+    if found is None:  # read by several plugins for every session: the path is worked out once per environment
+        root = Path(base) if base and os.path.isabs(base) else Path(os.path.expanduser("~")) / ".config"
+        found = _USER_PATHS[key] = root / "langacp" / "config.toml"
+        if len(_USER_PATHS) > 8:
+            _USER_PATHS.pop(next(iter(_USER_PATHS)))
+    return found
+
+
+_USER_PATHS: dict[tuple[str, str | None], Path] = {}
 
 
 def project_config_path(cwd: str) -> Path:
     """``.langacp.toml`` in the session's working directory."""
-    return Path(cwd) / PROJECT_FILE
+    found = _PROJECT_PATHS.get(cwd)
+    if found is None:
+        found = _PROJECT_PATHS[cwd] = Path(cwd) / PROJECT_FILE
+        if len(_PROJECT_PATHS) > 64:
+            _PROJECT_PATHS.pop(next(iter(_PROJECT_PATHS)))
+    return found
+
+
+_PROJECT_PATHS: dict[str, Path] = {}
 
 
 MAX_CONFIG_BYTES = 1024 * 1024

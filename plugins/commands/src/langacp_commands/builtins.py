@@ -34,9 +34,15 @@ def builtin_commands(session: SessionContext) -> list[Any]:
             continue
         if name == "clear" and session.new_thread is None:
             continue
-        entry = AvailableCommandInput(root=UnstructuredCommandInput(hint=hint)) if hint else None
-        commands.append(AvailableCommand(name=name, description=description, input=entry))
+        command = _MADE.get(name)
+        if command is None:  # the same for every session: built once (a pydantic model each, per session, otherwise)
+            entry = AvailableCommandInput(root=UnstructuredCommandInput(hint=hint)) if hint else None
+            command = _MADE[name] = AvailableCommand(name=name, description=description, input=entry)
+        commands.append(command)
     return commands
+
+
+_MADE: dict[str, Any] = {}
 
 
 async def run_builtin(session: SessionContext, name: str, argument: str) -> str | None:
