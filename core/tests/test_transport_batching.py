@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import json
 
+import pytest
+
 from langacp.transport import GuardedTransport
 
 
@@ -56,3 +58,20 @@ async def test_lines_from_concurrent_senders_keep_the_order_they_were_sent_in() 
     assert _lines(writes.calls) == sent and sorted(sent) == list(range(30))
     assert all(line.endswith(b"\n") for call in writes.calls for line in call.splitlines(keepends=True))
     assert len(writes.calls) < 30
+
+
+async def test_a_failed_write_of_a_burst_closes_the_transport() -> None:
+    class Full(Writes):
+        def write(self, data: bytes) -> None:
+            if self.calls:
+                raise OSError(28, "No space left on device")
+            super().write(data)
+
+    writes = Full()
+    transport = GuardedTransport(asyncio.StreamReader(), writes)
+    await transport.send({"jsonrpc": "2.0", "id": 0, "result": {}})
+    await transport.send({"jsonrpc": "2.0", "id": 1, "result": {}})
+    await asyncio.sleep(0)  # the burst's write fails: logged, not raised into the event loop
+    with pytest.raises(ConnectionError):
+        await transport.send({"jsonrpc": "2.0", "id": 2, "result": {}})
+    assert _lines(writes.calls) == [0]

@@ -178,7 +178,11 @@ class GuardedTransport:
     def _write_batch(self) -> None:
         batch, self._batch = self._batch, None
         if batch and not self._closed:
-            self._writer.write(b"".join(batch))
+            try:
+                self._writer.write(b"".join(batch))
+            except OSError as exc:  # a regular file's write (a full disk): later sends fail as a closed transport's
+                log.warning("cannot write to the client (%s); %d message(s) lost", exc, len(batch))
+                self._closed = True
 
     async def close(self) -> None:
         self._write_batch()
