@@ -192,11 +192,9 @@ class FileTools:
     def tools(self) -> list[BaseTool]:
         """The LangChain tools (errors become failed tool results the model can read)."""
         return [
-            StructuredTool.from_function(
+            _tool(
                 func,
-                name=func.__name__,
-                description=description,
-                handle_tool_error=True,
+                description,
                 metadata={"langacp_check": self._check("path", "." if func.__name__ != "read_file" else None)},
             )
             for func, description in (
@@ -217,6 +215,24 @@ class FileTools:
                 ),
             )
         ]
+
+
+_SCHEMAS: dict[str, Any] = {}
+"""Argument schemas by tool name, derived once per process: the same for every session (deriving one
+builds a pydantic model), which also lets sessions share one compiled graph (``langacp.shared_graphs``)."""
+
+
+def _tool(func: Any, description: str, metadata: dict[str, Any]) -> StructuredTool:
+    made = StructuredTool.from_function(
+        func,
+        name=func.__name__,
+        description=description,
+        handle_tool_error=True,
+        metadata=metadata,
+        args_schema=_SCHEMAS.get(func.__name__),
+    )
+    _SCHEMAS.setdefault(func.__name__, made.args_schema)
+    return made
 
 
 def make_fs_tools(cwd: str, additional_directories: Sequence[str] = ()) -> list[BaseTool]:
