@@ -13,6 +13,7 @@ import contextvars
 import gc
 import threading
 import weakref
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,14 @@ class _Quiet:
 
 @pytest.mark.parametrize("attr", ["agent", "graph"])
 async def test_a_closed_session_is_released(attr: str, tmp_path: Path) -> None:
+    # A synchronous tool (and the tool guard's checks) run in the loop's executor, in a copy of the
+    # turn's context, which holds the session. A worker thread drops that work item only once it
+    # runs again after handing back the result; on a busy machine the turn, the close and the
+    # gc.collect() below can all come first. Waiting for the workers to end makes that release
+    # certain (a session still held once they are gone is a leak).
+    loop = asyncio.get_running_loop()
+    executor = ThreadPoolExecutor(thread_name_prefix="test-release")
+    loop.set_default_executor(executor)
     agent = LangacpAgent(f"langacp.testing.agent:{attr}", load_plugins(autoload=False), store_url="memory")
     client = _Quiet()
     agent.on_connect(client)  # type: ignore[arg-type]
@@ -54,6 +63,8 @@ async def test_a_closed_session_is_released(attr: str, tmp_path: Path) -> None:
         del session
         await agent.close_session(session_id=session_id)
     await asyncio.sleep(0)  # let the outboxes' sender tasks finish
+    executor.shutdown(wait=True)  # nothing is queued: each worker ends once it gets the CPU
+    loop.set_default_executor(ThreadPoolExecutor(thread_name_prefix="test-release-after"))
     gc.collect()
     assert client.updates > 0
     assert agent.registry.live == {}
