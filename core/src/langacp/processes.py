@@ -152,35 +152,54 @@ class watching_new_groups:
     stdio server in a session of its own): the new children that lead their own group are
     registered with the watchdog on entering (call :meth:`collect` once the process is
     started) and forgotten on leaving.
+
+    A child can still be finishing its ``exec`` when the spawning call returns: Linux closes
+    the close-on-exec pipe that ``subprocess`` waits on before it sets up the new program's
+    arguments, so for a moment ``/proc/PID/cmdline`` is empty and the child cannot be told
+    from another spawn. :meth:`collect` leaves such a child in :attr:`starting`; call it again
+    once the program has surely started (it has answered), and it is registered then.
     """
 
     def __init__(self, argv: list[str] | None = None) -> None:
         self._before: set[int] = set()
         self._argv = argv
         self.groups: set[int] = set()
+        self.starting: set[int] = set()
+        """New group leaders whose command line was still empty (mid-``exec``) at the last :meth:`collect`."""
 
     def __enter__(self) -> watching_new_groups:
         self._before = child_pids()
         return self
 
     def collect(self) -> set[int]:
-        """Register the groups led by children born since entering; returns them."""
+        """Register the groups led by children born since entering; returns them (see :attr:`starting`)."""
+        self.starting.clear()
         for pid in child_pids() - self._before - self.groups:
             try:
-                if os.getpgid(pid) != pid or not self._same_command(pid):
+                if os.getpgid(pid) != pid:
                     continue
+                same = self._same_command(pid)
             except OSError:
+                continue
+            if same is None:
+                self.starting.add(pid)
+            if not same:
                 continue
             self.groups.add(pid)
             watch_group(pid)
         return self.groups
 
-    def _same_command(self, pid: int) -> bool:
-        """Whether ``pid`` runs ``argv`` (its arguments end the command line: a script's interpreter may lead)."""
+    def _same_command(self, pid: int) -> bool | None:
+        """Whether ``pid`` runs ``argv`` (its arguments end the command line: a script's interpreter may lead).
+
+        ``None`` while its command line is empty: its ``exec`` is not finished.
+        """
         if not self._argv:
             return True
         with open(f"/proc/{pid}/cmdline", "rb") as f:
             cmdline = [part.decode(errors="replace") for part in f.read().split(b"\0") if part]
+        if not cmdline:
+            return None
         command, args = self._argv[0], self._argv[1:]
         if args:
             return cmdline[-len(args) :] == args

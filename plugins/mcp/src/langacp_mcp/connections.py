@@ -25,7 +25,7 @@ from langchain_mcp_adapters.sessions import create_session
 from langchain_mcp_adapters.tools import load_mcp_tools
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
-from mcp.types import CallToolResult
+from mcp.types import CallToolResult, InitializeResult
 
 from langacp.api import watching_new_groups
 from langacp_mcp.config import ServerSpec, base_environment
@@ -123,8 +123,7 @@ class ServerConnection:
 
     async def _run(self) -> None:
         try:
-            async with self._connect() as session:
-                initialized = await session.initialize()
+            async with self._connect() as (session, initialized):
                 self.instructions = (initialized.instructions or "").strip() or None
                 self.tools = await load_mcp_tools(
                     session, tool_interceptors=[self._keep_result], server_name=self.spec.name
@@ -142,7 +141,8 @@ class ServerConnection:
                 log.warning("langacp-mcp: MCP server %r stopped: %s", self.spec.name, describe_error(exc))
 
     @asynccontextmanager
-    async def _connect(self) -> AsyncIterator[ClientSession]:
+    async def _connect(self) -> AsyncIterator[tuple[ClientSession, InitializeResult]]:
+        """The server's MCP session, initialized."""
         spec = self.spec
         if spec.transport == "stdio":
             params = StdioServerParameters(
@@ -156,12 +156,15 @@ class ServerConnection:
             with watching_new_groups([spec.command, *spec.args]) as groups:
                 async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
                     groups.collect()
-                    yield session
+                    initialized = await session.initialize()
+                    if not groups.groups:  # still in its exec at the first look (groups.starting): it has answered now
+                        groups.collect()
+                    yield session, initialized
         else:
             transport = "streamable_http" if spec.transport == "http" else "sse"
             connection: Any = {"transport": transport, "url": spec.url, "headers": dict(spec.headers) or None}
             async with create_session(connection) as session:
-                yield session
+                yield session, await session.initialize()
 
     async def _keep_result(
         self, request: MCPToolCallRequest, handler: Callable[[MCPToolCallRequest], Awaitable[Any]]

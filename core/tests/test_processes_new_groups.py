@@ -1,0 +1,59 @@
+"""watching_new_groups: the groups of children a library spawns are registered, even mid-exec."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import sys
+
+import pytest
+
+from langacp import processes
+from langacp.processes import watching_new_groups
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+
+
+async def test_a_child_is_registered_once_it_answers_even_if_its_exec_was_unfinished_at_first() -> None:
+    """Linux lets ``subprocess`` return before it writes the new program's arguments: the command
+    line can be empty at the first look. Such a child is left in ``starting``, never dropped
+    silently, and a look after it answered registers it. Many spawns, so the window is hit."""
+    cat = shutil.which("cat")
+    assert cat is not None
+    seen_starting = 0
+    for n in range(40):
+        argv = [cat, "-", f"marker-{n}"]
+        with watching_new_groups(argv) as groups:
+            child = await asyncio.create_subprocess_exec(
+                *argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, start_new_session=True
+            )
+            assert child.stdin is not None and child.stdout is not None
+            try:
+                groups.collect()
+                assert child.pid in groups.groups | groups.starting
+                seen_starting += child.pid in groups.starting
+                child.stdin.write(b"ping\n")
+                assert await asyncio.wait_for(child.stdout.readline(), 30) == b"ping\n"  # it runs cat now
+                assert groups.collect() == {child.pid} and not groups.starting
+                assert child.pid in processes._watched
+            finally:
+                child.kill()
+                await child.wait()
+        assert child.pid not in processes._watched  # forgotten on leaving
+    # Not asserted (it depends on the machine's load): how often the first look was too early.
+    print(f"{seen_starting} of 40 children were still in their exec at the first collect()")
+
+
+async def test_a_child_running_another_command_is_not_registered() -> None:
+    with watching_new_groups(["cat", "-", "not-this-one"]) as groups:
+        child = await asyncio.create_subprocess_exec(
+            "cat", stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, start_new_session=True
+        )
+        assert child.stdin is not None and child.stdout is not None
+        try:
+            child.stdin.write(b"ping\n")
+            assert await child.stdout.readline() == b"ping\n"
+            assert groups.collect() == set() and not groups.starting
+        finally:
+            child.kill()
+            await child.wait()
