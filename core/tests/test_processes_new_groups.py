@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from langacp import processes
 from langacp.processes import watching_new_groups
+from langacp.testing.polling import eventually
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 
@@ -21,7 +24,7 @@ async def test_a_child_is_registered_once_it_answers_even_if_its_exec_was_unfini
     cat = shutil.which("cat")
     assert cat is not None
     seen_starting = 0
-    for n in range(40):
+    for n in range(20):
         argv = [cat, "-", f"marker-{n}"]
         with watching_new_groups(argv) as groups:
             child = await asyncio.create_subprocess_exec(
@@ -41,7 +44,34 @@ async def test_a_child_is_registered_once_it_answers_even_if_its_exec_was_unfini
                 await child.wait()
         assert child.pid not in processes._watched  # forgotten on leaving
     # Not asserted (it depends on the machine's load): how often the first look was too early.
-    print(f"{seen_starting} of 40 children were still in their exec at the first collect()")
+    print(f"{seen_starting} of 20 children were still in their exec at the first collect()")
+
+
+async def test_settle_registers_a_child_as_soon_as_its_exec_is_done() -> None:
+    cat = shutil.which("cat")
+    assert cat is not None
+    for n in range(20):
+        argv = [cat, "-", f"settle-{n}"]
+        with watching_new_groups(argv) as groups:
+            child = await asyncio.create_subprocess_exec(*argv, stdin=asyncio.subprocess.PIPE, start_new_session=True)
+            try:
+                assert await groups.settle(timeout=30) == {child.pid} and not groups.starting
+                assert child.pid in processes._watched
+            finally:
+                child.kill()
+                await child.wait()
+
+
+async def test_a_child_that_exited_is_not_taken_for_one_in_its_exec() -> None:
+    """A zombie has an empty command line too: it is neither registered nor waited for."""
+    with watching_new_groups(["cat", "-", "gone"]) as groups:
+        child = subprocess.Popen(["true"], start_new_session=True)  # not reaped until wait()
+        try:
+            stat = Path(f"/proc/{child.pid}/stat")
+            await eventually(lambda: stat.read_bytes().rpartition(b")")[2].split()[0] == b"Z")
+            assert groups.collect() == set() and not groups.starting
+        finally:
+            child.wait()
 
 
 async def test_a_child_running_another_command_is_not_registered() -> None:

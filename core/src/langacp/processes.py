@@ -157,7 +157,8 @@ class watching_new_groups:
     the close-on-exec pipe that ``subprocess`` waits on before it sets up the new program's
     arguments, so for a moment ``/proc/PID/cmdline`` is empty and the child cannot be told
     from another spawn. :meth:`collect` leaves such a child in :attr:`starting`; call it again
-    once the program has surely started (it has answered), and it is registered then.
+    once the program has surely started (it has answered), and it is registered then, or
+    await :meth:`settle`, which collects again until the exec is done.
     """
 
     def __init__(self, argv: list[str] | None = None) -> None:
@@ -189,6 +190,20 @@ class watching_new_groups:
             watch_group(pid)
         return self.groups
 
+    async def settle(self, timeout: float = 1.0) -> set[int]:
+        """:meth:`collect` until no new child is mid-``exec`` (or ``timeout`` s); returns the groups.
+
+        A child's group is registered as soon as its command line can be read. Finishing an
+        ``exec`` takes microseconds of CPU, but a busy machine can delay it; the loop is not
+        blocked meanwhile.
+        """
+        deadline = asyncio.get_running_loop().time() + timeout
+        self.collect()
+        while self.starting and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0.005)
+            self.collect()
+        return self.groups
+
     def _same_command(self, pid: int) -> bool | None:
         """Whether ``pid`` runs ``argv`` (its arguments end the command line: a script's interpreter may lead).
 
@@ -199,7 +214,9 @@ class watching_new_groups:
         with open(f"/proc/{pid}/cmdline", "rb") as f:
             cmdline = [part.decode(errors="replace") for part in f.read().split(b"\0") if part]
         if not cmdline:
-            return None
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                state = f.read().rpartition(b")")[2].split()[:1]
+            return False if state == [b"Z"] else None  # a zombie has no command line either
         command, args = self._argv[0], self._argv[1:]
         if args:
             return cmdline[-len(args) :] == args

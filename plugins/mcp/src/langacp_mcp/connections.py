@@ -155,9 +155,9 @@ class ServerConnection:
             # core's watchdog learns the new group, so a kill -9 of the agent stops the server too.
             with watching_new_groups([spec.command, *spec.args]) as groups:
                 async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
-                    groups.collect()
+                    await groups.settle()  # a server still in its exec has no command line yet: wait for it
                     initialized = await session.initialize()
-                    if not groups.groups:  # still in its exec at the first look (groups.starting): it has answered now
+                    if not groups.groups:  # slower than settle() on a busy machine: it has answered now
                         groups.collect()
                     yield session, initialized
         else:
