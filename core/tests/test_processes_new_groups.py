@@ -87,3 +87,34 @@ async def test_a_child_running_another_command_is_not_registered() -> None:
         finally:
             child.kill()
             await child.wait()
+
+
+async def test_two_watchers_of_the_same_command_keep_its_group_watched_until_both_leave() -> None:
+    """Two MCP servers started alike at once: each watcher may also register the other's child.
+    The first watcher to leave must not take the second server's group off the watchdog."""
+    argv = ["cat", "-", "twin"]
+    child = await asyncio.create_subprocess_exec(*argv, stdin=asyncio.subprocess.PIPE, start_new_session=True)
+    try:
+        first, second = watching_new_groups(argv), watching_new_groups(argv)
+        with second:
+            with first:
+                first._before = second._before = set()  # as if both had entered before the child started
+                assert await first.settle(timeout=30) == {child.pid}
+                assert await second.settle(timeout=30) == {child.pid}
+            assert child.pid in processes._watched  # the first one left; the second still owns it
+        assert child.pid not in processes._watched
+    finally:
+        child.kill()
+        await child.wait()
+
+
+def test_a_group_registered_twice_is_forgotten_on_the_second_unwatch() -> None:
+    pgid = 2**22 + 12345  # no such group: only the registry is looked at
+    processes.watch_group(pgid)
+    processes.watch_group(pgid)
+    processes.unwatch_group(pgid)
+    assert processes._watched[pgid] == 1
+    processes.unwatch_group(pgid)
+    assert pgid not in processes._watched
+    processes.unwatch_group(pgid)  # once more (a stopped group forgotten twice): nothing breaks
+    assert pgid not in processes._watched

@@ -16,6 +16,7 @@ Public API for plugins: :func:`watch_group`, :func:`unwatch_group`, :func:`stop_
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import logging
 import os
@@ -55,7 +56,8 @@ if groups:
 
 _lock = threading.Lock()
 _watchdog: subprocess.Popen[bytes] | None = None
-_watched: set[int] = set()
+_watched: collections.Counter[int] = collections.Counter()
+"""Registered groups, each with how many owners registered it (two watchers may see the same child)."""
 
 
 def _tell(line: str) -> None:
@@ -91,14 +93,22 @@ def _write(line: str) -> None:
 
 
 def watch_group(pgid: int) -> None:
-    """Have process group ``pgid`` killed if the agent dies before :func:`unwatch_group`."""
-    _watched.add(pgid)
-    _tell(f"+ {pgid}\n")
+    """Have process group ``pgid`` killed if the agent dies before :func:`unwatch_group`.
+
+    Registrations are counted: a group registered twice (two watchers that saw the same child)
+    stays watched until both have called :func:`unwatch_group`.
+    """
+    _watched[pgid] += 1
+    if _watched[pgid] == 1:
+        _tell(f"+ {pgid}\n")
 
 
 def unwatch_group(pgid: int) -> None:
     """Group ``pgid`` is stopped (or its owner will stop it): the watchdog forgets it."""
-    _watched.discard(pgid)
+    if _watched[pgid] > 1:
+        _watched[pgid] -= 1
+        return
+    _watched.pop(pgid, None)
     _tell(f"- {pgid}\n")
 
 
