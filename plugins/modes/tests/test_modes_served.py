@@ -171,3 +171,7 @@ async def test_a_precompiled_graph_gets_no_modes_rather_than_unenforced_ones(tmp
             await agent.conn.set_session_mode(session_id=new.session_id, mode_id="readonly")
         assert err.value.code == -32601
         assert "precompiled graph: its tools cannot be limited" in agent.stderr()
+        # The same for every later session, so said once per agent, not once per session/new.
+        again = await agent.conn.new_session(cwd=str(agent.cwd))
+        assert again.modes is None and not again.config_options
+        assert agent.stderr().count("precompiled graph: its tools cannot be limited") == 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import weakref
 from collections.abc import Awaitable
 from typing import Any
 
@@ -98,15 +99,25 @@ def langacp_ask_permission(call: ToolCallInfo, kind: str, session: SessionContex
     return ask_to_switch(call, session) if _ours(call, session) else None
 
 
+_TOLD: weakref.WeakSet[Any] = weakref.WeakSet()
+"""The agents (their ``session.plugins``) whose user was told that a precompiled graph gets no modes."""
+
+
 def _offered(session: SessionContext) -> bool:
     state = state_of(session)
     if not state.enforced and not state.warned:
         state.warned = True
-        log.warning(
-            "langacp-modes: session %s serves a precompiled graph: its tools cannot be limited, so no modes "
-            "are offered. Serve a per-session factory to get modes.",
-            session.session_id,
-        )
+        # Once per agent, not per session: the target is the same for every later session
+        # (a line per session/new filled the log, ~10 us of each session/new).
+        agent = session.plugins
+        if agent is None or agent not in _TOLD:
+            if agent is not None:
+                _TOLD.add(agent)
+            log.warning(
+                "langacp-modes: session %s serves a precompiled graph: its tools cannot be limited, so no modes "
+                "are offered (nor to its later sessions). Serve a per-session factory to get modes.",
+                session.session_id,
+            )
     return state.enforced
 
 
