@@ -111,6 +111,7 @@ def bench(session: nox.Session) -> None:
 
     ``nox -s bench -- --compare`` fails when a row is >10% worse than tests/bench/baseline.json;
     ``-- --compare main`` against main's; ``-- --record`` stores this run's ratios and table.
+    langacp is served from lean environments the script builds in .bench (``-- --env dev``: from this one).
     """
     _install_all(session)
     peers = ROOT / ".bench" / "peers"

@@ -436,7 +436,7 @@ async def bench_tools(sizes: Sizes, results: Results) -> None:
         results.tools_served = n / await _best(served)
 
 
-async def _spawn_and_import(modules: str) -> float:
+async def _spawn_and_import(modules: str, python: str = sys.executable) -> float:
     """Seconds from spawning ``python -c "import <modules>"`` until the import is done.
 
     The child prints a line once imported, so the floor excludes interpreter teardown, which an
@@ -444,7 +444,7 @@ async def _spawn_and_import(modules: str) -> float:
     """
     start = time.perf_counter()
     process = await asyncio.create_subprocess_exec(
-        sys.executable,
+        python,
         "-c",
         f"import {modules}; print('imported', flush=True)",
         stdin=subprocess.DEVNULL,

@@ -3,13 +3,13 @@
 Run from the repository root (``nox -s bench`` runs it)::
 
     python tests/bench/forms.py [--quick] [--rounds N] [--json PATH] [--no-peers]
-                                [--record] [--compare [REF]]
+                                [--base DIR] [--env lean|dev] [--record] [--compare [REF]]
 
 Every row is measured for these **forms**, interleaved round by round (bare, graph, factory,
 peers, in a rotating order) so that what else the shared machine does hits them alike; each
 ratio is taken within a round and the table shows the median over the rounds:
 
-- **bare**: the graph run in this process without ACP (``astream(stream_mode="messages")``),
+- **bare**: the graph run in a Python process without ACP (``astream(stream_mode="messages")``),
   the ceiling. The graph is ``create_agent`` with the scripted model
   (``langacp.testing.agent``: same tools, system prompt, ``InMemorySaver``), the model yielding
   to the event loop between tokens as a network-bound model does.
@@ -23,8 +23,22 @@ ratio is taken within a round and the table shows the median over the rounds:
   pluggy``): the same graph served by ``langchain_acp.run_acp(graph=…)`` and by
   ``deepagents_acp.server.AgentServerACP(agent=…)`` (``tests/bench/peer_agent.py``).
 
-Served forms are driven over real pipes by the SDK's client side (``langacp.client``). langacp's
-source trees are byte-compiled first, as an installed wheel is (:func:`byte_compile`).
+- **graph@base**, **factory@base** (``--base DIR``): the two forms served from another source
+  tree (e.g. ``git archive main | tar -x -C DIR``), for before/after in one run.
+
+**Environments.** langacp is installed as a user installs it: by default (``--env lean``) each
+source tree gets a *lean environment* in ``.bench/lean-<key>`` (:func:`lean_python`), built on
+first use with ``pip install ./core ./plugins/*``: wheels, byte-compiled by pip, with their
+runtime dependencies only, pinned to the versions this interpreter has (:func:`pins`), and no
+test or lint tools. It is keyed on the tree's content, so a second run, or ``--base`` with an
+unchanged tree, reuses it. The bare graph runs in this tree's lean environment too (every bare
+row in a fresh process of it), so the ratio to bare is langacp's own cost, and the peers run in
+theirs: each is what its users install. ``--env dev`` serves langacp from this interpreter
+instead (``--base`` through ``PYTHONPATH``), its source trees byte-compiled first
+(:func:`byte_compile`); there the RSS row includes whatever else the development environment
+installed (test servers, lint tools), which the peers' environment lacks.
+
+Served forms are driven over real pipes by the SDK's client side (``langacp.client``).
 Rows (``×`` = served / bare unless said otherwise):
 
 - **stream**: seconds until the whole ``long N`` answer (checked word for word) and the
@@ -36,7 +50,7 @@ Rows (``×`` = served / bare unless said otherwise):
 - **cold**: spawn → ``initialize`` → ``session/new`` answered; bare: spawn → the graph module
   imported (``python -c "import langacp.testing.agent"``). Time ratio (lower is better).
 - **session/new**: median of K ``session/new`` in a warm process; bare: one ``create_agent``
-  compile of the graph in this process (what building a graph per session costs). Time ratio.
+  compile of the graph (what building a graph per session costs). Time ratio.
 - **rss**: RSS of the process after K sessions, each with one ``echo hi`` turn; bare: a process
   that ran K threads of the graph with ``echo hi``. Memory ratio.
 - **closed KB** (langacp forms): what a closed session leaves behind, measured in a separate
@@ -58,9 +72,11 @@ import asyncio
 import contextlib
 import datetime
 import gc
+import hashlib
 import json
 import os
 import platform
+import shutil
 import statistics
 import subprocess
 import sys
@@ -78,7 +94,11 @@ import bench as base  # the helpers of the older benchmark, next to this file
 REPO = base.REPO
 BASELINE = REPO / "tests" / "bench" / "baseline.json"
 DOCS = REPO / "docs" / "benchmarks.md"
-PEERS_PYTHON = REPO / ".bench" / "peers" / "bin" / "python"
+BENCH_DIR = REPO / ".bench"
+PEERS_PYTHON = BENCH_DIR / "peers" / "bin" / "python"
+LEAN_PREFIX = "lean-"
+KEEP_LEAN = 4
+"""Lean environments kept in ``.bench`` (the most recently used; each ~170 MB)."""
 PEER_SCRIPT = REPO / "tests" / "bench" / "peer_agent.py"
 DOC_START = "<!-- forms:start -->"
 DOC_END = "<!-- forms:end -->"
@@ -131,21 +151,117 @@ class Form:
     langacp: bool = True
 
 
-def langacp_form(name: str, attr: str) -> Form:
-    return Form(
-        name, [sys.executable, "-m", "langacp.cli", "serve", f"langacp.testing.agent:{attr}", "--store", "memory"]
-    )
+@dataclass(frozen=True)
+class Serving:
+    """Where a tree's langacp forms run: an interpreter and what its environment adds (``PYTHONPATH``)."""
+
+    python: str
+    env: dict[str, str] = field(default_factory=dict)
 
 
-def base_forms(tree: Path) -> list[Form]:
-    """langacp's two forms from another source tree (``--base``): its packages shadow the installed ones."""
+def langacp_form(name: str, attr: str, serving: Serving) -> Form:
+    command = [serving.python, "-m", "langacp.cli", "serve", f"langacp.testing.agent:{attr}", "--store", "memory"]
+    return Form(name, command, dict(serving.env))
+
+
+def langacp_forms(serving: Serving, suffix: str = "") -> list[Form]:
+    return [langacp_form(f"graph{suffix}", "graph", serving), langacp_form(f"factory{suffix}", "agent", serving)]
+
+
+# -- where langacp is served from -----------------------------------------------------------------
+
+
+def pins() -> str:
+    """This interpreter's third-party distributions as ``name==version`` lines, langacp's own left out.
+
+    The constraints of a lean environment: its LangChain, LangGraph, pydantic and SDK are the
+    versions this process (the client, and the peers' resolver on the same day) uses.
+    """
+    from importlib.metadata import distributions
+
+    found = set()
+    for dist in distributions():
+        name = dist.metadata["Name"]
+        if name and not name.lower().startswith("langacp"):
+            found.add(f"{name}=={dist.version}")
+    return "".join(f"{line}\n" for line in sorted(found, key=str.lower))
+
+
+def _packages(tree: Path) -> list[Path]:
+    """The tree's distributions a user installs: the core and every plugin (not the examples)."""
+    plugins = sorted(p for p in (tree / "plugins").iterdir() if (p / "pyproject.toml").exists())
+    return [tree / "core", *plugins]
+
+
+def tree_digest(tree: Path) -> str:
+    """What the tree's wheels are built from: every file of the core and the plugins but tests and caches."""
+    digest = hashlib.sha256()
+    for package in _packages(tree):
+        for path in sorted(package.rglob("*")):
+            parts = path.relative_to(package).parts
+            if (
+                not path.is_file()
+                or parts[0] in ("tests", "build", "dist")
+                or "__pycache__" in parts
+                or path.suffix == ".pyc"
+                or any(part.endswith(".egg-info") for part in parts)
+            ):
+                continue
+            digest.update(str(path.relative_to(tree)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def lean_python(tree: Path, constraints: str) -> Path:
+    """The interpreter of a lean environment for ``tree``, built into ``.bench`` unless already there.
+
+    ``pip install ./core ./plugins/*``, as a user installs langacp with every plugin: wheels (not
+    editable), byte-compiled by pip, their runtime dependencies pinned to ``constraints`` (no test
+    or lint tools, no example plugins). Keyed on the tree's content, the constraints and the
+    Python version, so ``--base`` gets its own and a second run reuses both (~35 s each to build).
+    """
     tree = tree.resolve()
+    key = hashlib.sha256(f"{tree_digest(tree)}\n{constraints}\n{sys.version}".encode()).hexdigest()[:16]
+    home = BENCH_DIR / f"{LEAN_PREFIX}{key}"
+    done = home / "complete"
+    if not done.exists():
+        print(f"building the lean environment {home.name} from {tree}", file=sys.stderr, flush=True)
+        shutil.rmtree(home, ignore_errors=True)
+        BENCH_DIR.mkdir(exist_ok=True)
+        subprocess.run([sys.executable, "-m", "venv", str(home)], check=True)
+        pinned = home / "constraints.txt"
+        pinned.write_text(constraints, encoding="utf-8")
+        pip = [str(home / "bin" / "python"), "-m", "pip", "install", "-q", "-c", str(pinned)]
+        subprocess.run([*pip, "pip"], check=True, cwd=tree)
+        subprocess.run([*pip, *(str(p) for p in _packages(tree))], check=True, cwd=tree)
+        done.write_text(str(tree) + "\n", encoding="utf-8")
+    done.touch()
+    return home / "bin" / "python"
+
+
+def prune_lean(keep: int = KEEP_LEAN) -> None:
+    """Remove all but the ``keep`` most recently used lean environments."""
+    homes = sorted(
+        (h for h in BENCH_DIR.glob(f"{LEAN_PREFIX}*") if (h / "complete").exists()),
+        key=lambda h: (h / "complete").stat().st_mtime,
+        reverse=True,
+    )
+    for home in homes[keep:]:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def servings(mode: str, base_tree: Path | None) -> tuple[Serving, Serving | None]:
+    """This tree's and the ``--base`` tree's serving: lean environments, or this interpreter (``dev``)."""
+    if mode == "lean":
+        constraints = pins()
+        main = Serving(str(lean_python(REPO, constraints)))
+        other = Serving(str(lean_python(base_tree, constraints))) if base_tree is not None else None
+        prune_lean()
+        return main, other
+    if base_tree is None:
+        return Serving(sys.executable), None
+    tree = base_tree.resolve()
     paths = [tree / "core" / "src", *sorted((tree / "plugins").glob("*/src"))]
-    env = {"PYTHONPATH": os.pathsep.join(str(p) for p in paths)}
-    return [
-        Form(f"{form.name}@base", form.command, env)
-        for form in (langacp_form("graph", "graph"), langacp_form("factory", "agent"))
-    ]
+    return Serving(sys.executable), Serving(sys.executable, {"PYTHONPATH": os.pathsep.join(str(p) for p in paths)})
 
 
 def peer_forms() -> list[Form]:
@@ -275,21 +391,48 @@ async def measure_served(form: Form, sizes: Sizes, skip: set[str]) -> dict[str, 
 # -- bare measurements ----------------------------------------------------------------------------
 
 
-async def measure_bare(sizes: Sizes) -> dict[str, float]:
+async def measure_bare(sizes: Sizes, python: str) -> dict[str, float]:
+    """The bare graph's rows, each in a fresh process of ``python`` (the environment langacp is served from)."""
     out: dict[str, float] = {}
-    out["cold"] = await base._spawn_and_import("langacp.testing.agent")
-    inproc = base.InProcess(YIELD)
-    await inproc.stream(10)
-    out["stream"] = await inproc.stream(sizes.stream)
-    out["tools"] = await inproc.tools(sizes.tools)
-    t0 = time.perf_counter()
-    await asyncio.gather(*(inproc.stream(sizes.session_tokens) for _ in range(sizes.sessions)))
-    out["concurrent"] = time.perf_counter() - t0
-    out["new"] = _compile_time(sizes.session_news)
-    out["rss"] = await _bare_rss(sizes.rss_sessions)
-    del inproc
-    gc.collect()
+    out["cold"] = await base._spawn_and_import("langacp.testing.agent", python)
+    out.update(json.loads(await _child(python, "--bare-probe", json.dumps(sizes.__dict__))))
+    out["rss"] = float(await _child(python, "--bare-rss", str(sizes.rss_sessions)))
     return out
+
+
+async def _child(python: str, *args: str, env: dict[str, str] | None = None) -> str:
+    """Run this script with ``python`` and ``args`` (a probe); its last line of output."""
+    process = await asyncio.create_subprocess_exec(
+        python,
+        __file__,
+        *args,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=str(REPO),
+        env={**os.environ, base.DELAY_ENV: repr(YIELD), **(env or {})},
+    )
+    stdout, stderr = await process.communicate()
+    if process.returncode != 0:
+        tail = stderr.decode(errors="replace")[-2000:]
+        raise base.BenchmarkError(f"the probe {args[0]} failed ({python}):\n{tail}")
+    return stdout.decode().strip().splitlines()[-1]
+
+
+def bare_probe(spec: str) -> None:
+    """In a child process: the stream, tools, concurrent and session/new rows of the bare graph, as JSON."""
+    sizes = Sizes(**json.loads(spec))
+
+    async def go() -> None:
+        inproc = base.InProcess(YIELD)
+        await inproc.stream(10)
+        out = {"stream": await inproc.stream(sizes.stream), "tools": await inproc.tools(sizes.tools)}
+        t0 = time.perf_counter()
+        await asyncio.gather(*(inproc.stream(sizes.session_tokens) for _ in range(sizes.sessions)))
+        out["concurrent"] = time.perf_counter() - t0
+        out["new"] = _compile_time(sizes.session_news)
+        print(json.dumps(out))
+
+    asyncio.run(go())
 
 
 def _compile_time(n: int) -> float:
@@ -304,23 +447,6 @@ def _compile_time(n: int) -> float:
         create_agent(make_model(), tools=TOOLS, system_prompt=base.SYSTEM_PROMPT, checkpointer=InMemorySaver())
         times.append(time.perf_counter() - t0)
     return statistics.median(times)
-
-
-async def _bare_rss(n: int) -> float:
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        __file__,
-        "--bare-rss",
-        str(n),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        cwd=str(REPO),
-        env={**os.environ, base.DELAY_ENV: repr(YIELD)},
-    )
-    stdout, _ = await process.communicate()
-    if process.returncode != 0:
-        raise base.BenchmarkError("the bare RSS probe failed")
-    return float(stdout.decode().strip().splitlines()[-1])
 
 
 def bare_rss_probe(n: int) -> None:
@@ -379,22 +505,12 @@ def closed_probe(attr: str, n: int) -> None:
     asyncio.run(go())
 
 
-async def closed_kb(attr: str, n: int) -> float:
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        __file__,
-        "--closed-probe",
-        attr,
-        str(n),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        cwd=str(REPO),
-        env={**os.environ, "LANGACP_MAX_MODEL_CALLS": "0"},
+async def closed_kb(attr: str, n: int, serving: Serving) -> float:
+    return float(
+        await _child(
+            serving.python, "--closed-probe", attr, str(n), env={"LANGACP_MAX_MODEL_CALLS": "0", **serving.env}
+        )
     )
-    stdout, _ = await process.communicate()
-    if process.returncode != 0:
-        raise base.BenchmarkError("the closed-session probe failed")
-    return float(stdout.decode().strip().splitlines()[-1])
 
 
 # -- the run --------------------------------------------------------------------------------------
@@ -410,6 +526,8 @@ class Results:
     """Rows a peer did not finish within ``PEER_ROW_TIMEOUT`` (not measured again)."""
     closed_kb: dict[str, float] = field(default_factory=dict)
     load: dict[str, float] = field(default_factory=dict)
+    mode: str = "lean"
+    """Where langacp and the bare graph ran: ``lean`` environments or this interpreter (``dev``)."""
 
     def values(self, form: str, key: str) -> list[float]:
         return [r[form][key] for r in self.rounds if form in r and key in r[form]]
@@ -424,13 +542,14 @@ class Results:
         return statistics.median(ratios) if ratios else None
 
 
-async def run(sizes: Sizes, with_peers: bool, base_tree: Path | None = None) -> Results:
-    forms = [langacp_form("graph", "graph"), langacp_form("factory", "agent")]
-    if base_tree is not None:
-        forms += base_forms(base_tree)
+async def run(sizes: Sizes, with_peers: bool, base_tree: Path | None = None, mode: str = "lean") -> Results:
+    main, other = servings(mode, base_tree)
+    forms = langacp_forms(main)
+    if other is not None:
+        forms += langacp_forms(other, "@base")
     if with_peers:
         forms += peer_forms()
-    results = Results(sizes, ["bare", *(f.name for f in forms)])
+    results = Results(sizes, ["bare", *(f.name for f in forms)], mode=mode)
     order: list[Form | None] = [None, *forms]
     for index in range(sizes.rounds):
         round_values: dict[str, dict[str, float]] = {}
@@ -442,7 +561,7 @@ async def run(sizes: Sizes, with_peers: bool, base_tree: Path | None = None) -> 
             print(f"round {index + 1}/{sizes.rounds}: {name}", file=sys.stderr, flush=True)
             try:
                 if form is None:
-                    round_values[name] = await measure_bare(sizes)
+                    round_values[name] = await measure_bare(sizes, main.python)
                 else:
                     round_values[name] = await measure_served(form, sizes, results.timeouts.get(name, set()))
             except base.BenchmarkError as exc:
@@ -457,10 +576,11 @@ async def run(sizes: Sizes, with_peers: bool, base_tree: Path | None = None) -> 
         results.rounds.append(round_values)
     print("closed-session probe", file=sys.stderr, flush=True)
     for name, attr in (("graph", "graph"), ("factory", "agent")):
-        results.closed_kb[name] = await closed_kb(attr, sizes.rss_sessions)
+        results.closed_kb[name] = await closed_kb(attr, sizes.rss_sessions, main)
     print("session/load", file=sys.stderr, flush=True)
     loaded = base.Results(sizes={})
-    await base.bench_load(base.Sizes(0, 0, 0, 0, 0, 0, runs=max(3, sizes.rounds * 2)), loaded)
+    with _Patched([main.python, "-m", "langacp.cli", "serve", base.TARGET]):
+        await base.bench_load(base.Sizes(0, 0, 0, 0, 0, 0, runs=max(3, sizes.rounds * 2)), loaded)
     if loaded.load_s:
         results.load = {"served": loaded.load_s, "checkpoint": loaded.load_checkpoint_s}
     return results
@@ -515,10 +635,8 @@ def render(results: Results) -> str:
                 ratio = results.ratio(row, form)
                 cell += f" · **{ratio:.2f}×**" if ratio is not None else ""
             cells.append(cell)
-        peer_cmp = [
-            results.ratio(Row(row.key, "", False, ""), "factory", p) for p in peers if p not in results.failures
-        ]
-        peer_cmp = [p for p in peer_cmp if p is not None]
+        against = [results.ratio(Row(row.key, "", False, ""), "factory", p) for p in peers if p not in results.failures]
+        peer_cmp = [p for p in against if p is not None]
         cells.append(f"{max(peer_cmp):.2f}×" if peer_cmp else "–")
         cells.append(row.goal)
         lines.append("| " + " | ".join(cells) + " |")
@@ -539,7 +657,14 @@ def render(results: Results) -> str:
         "throughput rows bare time / served time (higher is better), the others served / bare "
         "(lower is better). *factory vs best peer*: the factory's time (or MB) / the fastest (or smallest) "
         "peer's, per round, median; below 1 the factory is ahead. The client answers permission requests "
-        "with *allow always* (langacp-permissions asks once for the scripted `add` tool, then remembers).",
+        "with *allow always* (langacp-permissions asks once for the scripted `add` tool, then remembers). "
+        + (
+            "langacp's forms and the bare graph run in a lean environment per source tree (`pip install ./core "
+            "./plugins/*`: wheels, byte-compiled, runtime dependencies only, pinned to the benchmark's versions), "
+            "the peers in theirs (`.bench/peers`)."
+            if results.mode == "lean"
+            else "langacp's forms and the bare graph run in the benchmark's own environment (`--env dev`)."
+        ),
     ]
     notes += [f"- {name} failed: {reason}" for name, reason in results.failures.items()]
     return "\n".join(lines + notes)
@@ -631,16 +756,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--base", metavar="DIR", type=Path, help="also serve langacp from this source tree (e.g. `git archive` of main)"
     )
+    parser.add_argument(
+        "--env",
+        choices=("lean", "dev"),
+        default="lean",
+        help="serve langacp and run the bare graph from lean environments built in .bench (default) or from this one",
+    )
     parser.add_argument("--json", metavar="PATH", help="write every measured number as JSON")
     parser.add_argument("--record", action="store_true", help="store the ratios and the table (baseline, docs)")
     parser.add_argument(
         "--compare", nargs="?", const="", metavar="REF", help="fail if a ratio is >10%% worse than recorded (at REF)"
     )
     parser.add_argument("--bare-rss", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--bare-probe", help=argparse.SUPPRESS)
     parser.add_argument("--closed-probe", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.bare_rss:
         bare_rss_probe(args.bare_rss)
+        return 0
+    if args.bare_probe:
+        bare_probe(args.bare_probe)
         return 0
     if args.closed_probe:
         closed_probe(args.closed_probe[0], int(args.closed_probe[1]))
@@ -652,7 +787,8 @@ def main(argv: list[str] | None = None) -> int:
     os.environ["XDG_CONFIG_HOME"] = config_home.name  # no user configuration
     os.environ.pop(base.NO_AUTOLOAD_ENV, None)  # every installed plugin
     os.environ["LANGACP_MAX_MODEL_CALLS"] = "0"
-    byte_compile([REPO, *([args.base] if args.base else [])])
+    # The peers import the scripted agent from this tree's source; in ``--env dev`` langacp is served from source too.
+    byte_compile([REPO, *([args.base] if args.base and args.env == "dev" else [])])
     sizes = QUICK if args.quick else FULL
     if args.quick:
         global PEER_ROW_TIMEOUT
@@ -661,7 +797,7 @@ def main(argv: list[str] | None = None) -> int:
         sizes = Sizes(**{**sizes.__dict__, "rounds": args.rounds})
     started = time.perf_counter()
     try:
-        results = asyncio.run(run(sizes, with_peers=not args.no_peers, base_tree=args.base))
+        results = asyncio.run(run(sizes, with_peers=not args.no_peers, base_tree=args.base, mode=args.env))
     except base.BenchmarkError as exc:
         print(f"benchmark failed: {exc}", file=sys.stderr)
         return 1
@@ -670,7 +806,13 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\n{sizes.rounds} round(s), {time.perf_counter() - started:.0f} s, {machine()}")
     current = ratios(results)
     if args.json:
-        payload = {"sizes": sizes.__dict__, "rounds": results.rounds, "ratios": current, "failures": results.failures}
+        payload = {
+            "sizes": sizes.__dict__,
+            "env": args.env,
+            "rounds": results.rounds,
+            "ratios": current,
+            "failures": results.failures,
+        }
         Path(args.json).write_text(json.dumps(payload, indent=2) + "\n")
     if args.record:
         BASELINE.write_text(
