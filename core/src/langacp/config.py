@@ -137,7 +137,8 @@ def load_table(name: str, cwd: str) -> dict[str, Any]:
     A dotted ``name`` (``"tools.kinds"``) names a sub-table. The project's part is what
     :mod:`langacp.trust` lets a project set (nothing that loosens, unless the user trusts the
     project). A file that cannot be read, or a value that is not a table, is logged on stderr
-    and skipped.
+    and skipped. Reads both files now (blocking): in a session's hooks, read
+    ``layers_for(session).merged(name)`` instead (read once per session, off the event loop).
     """
     from langacp.trust import load_layers
 
@@ -145,11 +146,4 @@ def load_table(name: str, cwd: str) -> dict[str, Any]:
     for error in (layers.user_error, layers.project_error):
         if error is not None:
             log.warning("langacp: ignoring config file %s", error)
-    merged: dict[str, Any] = {}
-    for project, path in ((False, layers.user_path), (True, layers.project_path)):
-        table = layers.table(name, project=project)
-        if isinstance(table, dict):
-            merged.update(table)
-        elif table is not None:
-            log.warning("langacp: [%s] in %s is not a table; ignored", name, path)
-    return merged
+    return layers.merged(name)

@@ -461,9 +461,17 @@ class Plugins:
 
     # lifecycle
     async def session_created(self, session: SessionContext) -> None:
+        """``langacp_session_created``, once the session's configuration layers are in place (``layers_for``)."""
+        from langacp.trust import open_layers
+
+        await open_layers(session)
         await self._all_async("langacp_session_created", session=session)
 
     async def session_loaded(self, session: SessionContext) -> None:
+        """``langacp_session_loaded``, once the session's configuration layers are in place."""
+        from langacp.trust import open_layers
+
+        await open_layers(session)
         await self._all_async("langacp_session_loaded", session=session)
 
     async def prompt_started(self, session: SessionContext, prompt: Sequence[Any]) -> None:

@@ -23,8 +23,10 @@ project file directly.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,6 +41,7 @@ __all__ = [
     "ConfigLayers",
     "layers_for",
     "load_layers",
+    "open_layers",
     "project_kind",
     "riskier",
 ]
@@ -82,7 +85,11 @@ def riskier(pinned: str, kind: str) -> bool:
 
 @dataclass
 class ConfigLayers:
-    """The user's configuration and what a project's file may add to it, for one working directory."""
+    """The user's configuration and what a project's file may add to it, for one working directory.
+
+    The sessions of one working directory share one object while neither file changes
+    (:func:`open_layers`): read it, never change it.
+    """
 
     user: dict[str, Any] = field(default_factory=dict)
     """The user's file (``{}`` when missing or unreadable: see :attr:`user_error`)."""
@@ -105,6 +112,20 @@ class ConfigLayers:
         for part in name.split("."):
             value = value.get(part) if isinstance(value, dict) else None
         return value
+
+    def merged(self, name: str) -> dict[str, Any]:
+        """The ``[name]`` table of both layers merged, the project's keys winning (as ``load_table`` reads it).
+
+        A value that is not a table is logged and skipped.
+        """
+        merged: dict[str, Any] = {}
+        for project, path in ((False, self.user_path), (True, self.project_path)):
+            table = self.table(name, project=project)
+            if isinstance(table, dict):
+                merged.update(table)
+            elif table is not None:
+                log.warning("langacp: [%s] in %s is not a table; ignored", name, path)
+        return merged
 
     def project_pins(self) -> dict[str, str]:
         """The project's kind pins (``[tools.kinds]``): applied only where they make a tool riskier."""
@@ -190,11 +211,82 @@ def load_layers(cwd: str) -> ConfigLayers:
 
 
 def layers_for(session: SessionContext) -> ConfigLayers:
-    """The session's configuration layers, read once (see :func:`load_layers`)."""
+    """The session's configuration layers, read once (see :func:`load_layers`).
+
+    In place before any plugin's ``langacp_session_created`` / ``langacp_session_loaded``
+    (:func:`open_layers`); read here, blocking, only for a session that was never opened.
+    """
     layers = session.state.get(STATE_KEY)
     if not isinstance(layers, ConfigLayers):
         layers = session.state[STATE_KEY] = load_layers(session.cwd)
     return layers
+
+
+READ_TIMEOUT = 10.0
+"""Seconds the configuration files may take to read."""
+RACY_NS = 2_000_000_000
+"""A file changed this close to (or after) the moment it was read is read again for the next
+session: a change within the file system's timestamp granularity would not show in ``stat``."""
+
+_Signature = tuple[object, object]
+_READ: dict[tuple[str, Path], tuple[_Signature, ConfigLayers]] = {}
+"""The layers last read per working directory and user file, with the files' signature then."""
+_KEPT = 64
+
+
+def _stat(path: Path) -> object:
+    """What identifies the file's content: device, inode, size, times (``None``: no file)."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None
+    except OSError:
+        return object()  # equal to nothing: read the file again (the read reports the error)
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_mode)
+
+
+def _racy(signature: _Signature, read_at: int) -> bool:
+    return any(isinstance(s, tuple) and s[3] >= read_at - RACY_NS for s in signature)  # by modification time
+
+
+def _read(cwd: str, user: Path, project: Path) -> tuple[_Signature, int, ConfigLayers]:
+    read_at = time.time_ns()
+    signature = (_stat(user), _stat(project))
+    return signature, read_at, load_layers(cwd)
+
+
+async def open_layers(session: SessionContext) -> ConfigLayers:
+    """Put the session's configuration layers in place (``session.state``), before its plugins' session hooks.
+
+    The files are read in a worker thread. Sessions of a working directory whose files did
+    not change since (the same device, inode, size and times: two ``stat`` calls) share the
+    layers read for an earlier one; a changed file is read again for the next session.
+    """
+    given = session.state.get(STATE_KEY)
+    if isinstance(given, ConfigLayers):
+        return given
+    layers: ConfigLayers
+    user, project = user_config_path(), project_config_path(session.cwd)
+    key = (session.cwd, user)
+    known = _READ.get(key)
+    if known is not None and known[0] == (_stat(user), _stat(project)):
+        layers = known[1]
+    else:
+        try:
+            signature, read_at, layers = await asyncio.wait_for(
+                asyncio.to_thread(_read, session.cwd, user, project), READ_TIMEOUT
+            )
+        except TimeoutError:
+            log.error("langacp: reading the configuration files of %s took too long; using none", session.cwd)
+            layers = ConfigLayers(user_error="the configuration files could not be read in time")
+        else:
+            _READ.pop(key, None)
+            if not _racy(signature, read_at):
+                _READ[key] = (signature, layers)
+                if len(_READ) > _KEPT:
+                    _READ.pop(next(iter(_READ)))
+    kept: ConfigLayers = session.state.setdefault(STATE_KEY, layers)
+    return kept
 
 
 def project_kind(name: str, kind: str, session: SessionContext) -> str:

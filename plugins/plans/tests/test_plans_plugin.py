@@ -95,3 +95,17 @@ async def test_core_alone_sends_no_plan() -> None:
         sid = await agent.start()
         assert await agent.prompt(sid, "tool write_todos " + json.dumps({"todos": TODOS})) == "end_turn"
         assert plans(agent, sid) == []
+
+
+def test_reads_the_sessions_configuration_not_the_files(tmp_path: Path, monkeypatch: Any) -> None:
+    """The files are read once when the session opens (``layers_for``), not again by each hook."""
+    from langacp.api import SessionContext, layers_for
+    from langacp_plans import plugin
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "no-user-config"))
+    (tmp_path / ".langacp.toml").write_text("[plans]\nbuiltin_tool = false\n")
+    session = SessionContext("s", str(tmp_path))
+    layers_for(session)  # what the core does as the session opens
+    (tmp_path / ".langacp.toml").unlink()
+    assert plugin.langacp_session_tools(session) == []
+    assert plugin.langacp_session_middleware(session) == []

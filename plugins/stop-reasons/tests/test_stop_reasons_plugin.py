@@ -148,3 +148,18 @@ async def test_bad_limit_value_falls_back_to_the_default(tmp_path: Path) -> None
         sid = await agent.start()
         assert (await agent.conn.prompt(session_id=sid, prompt=[text_block("tools 3")])).stop_reason == "end_turn"
         assert "max_model_calls must be a whole number" in agent.stderr()
+
+
+def test_reads_the_sessions_configuration_not_the_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The files are read once when the session opens (``layers_for``), not again by each hook."""
+    from langacp.api import SessionContext, layers_for
+    from langacp_stop_reasons import plugin
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "no-user-config"))
+    monkeypatch.delenv("LANGACP_MAX_MODEL_CALLS", raising=False)
+    (tmp_path / ".langacp.toml").write_text("[stop_reasons]\nmax_model_calls = 3\nforget_refusals = false\n")
+    session = SessionContext("s", str(tmp_path))
+    layers_for(session)  # what the core does as the session opens
+    (tmp_path / ".langacp.toml").unlink()
+    [limits] = plugin.langacp_session_middleware(session)
+    assert (limits.max_model_calls, limits.forget_refusals) == (3, False)

@@ -112,3 +112,16 @@ def test_titles_from_prompt_text(text: str, title: str | None) -> None:
 def test_a_prompt_of_files_is_named_after_them() -> None:
     blocks = [resource_link_block("api.py", "file:///work/src/api.py")]
     assert title_from_prompt(blocks) == "About api.py"
+
+
+def test_reads_the_sessions_configuration_not_the_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The files are read once when the session opens (``layers_for``), not again by each hook."""
+    from langacp.api import SessionContext, layers_for
+    from langacp_titles import plugin
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "no-user-config"))
+    (tmp_path / ".langacp.toml").write_text("[titles]\nagent_tool = false\n")
+    session = SessionContext("s", str(tmp_path))
+    layers_for(session)  # what the core does as the session opens
+    (tmp_path / ".langacp.toml").unlink()
+    assert plugin.langacp_session_tools(session) == []

@@ -100,3 +100,16 @@ async def test_core_alone_sends_no_usage() -> None:
         sid = await agent.start()
         response = await prompt(agent, sid, "echo hi")
         assert response.usage is None and agent.client.of(sid, "usage_update") == []
+
+
+def test_reads_the_sessions_configuration_not_the_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The files are read once when the session opens (``layers_for``), not again by each hook."""
+    from langacp.api import SessionContext, layers_for
+    from langacp_usage.meter import Meter
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "no-user-config"))
+    (tmp_path / ".langacp.toml").write_text('[usage]\ncurrency = "EUR"\n')
+    session = SessionContext("s", str(tmp_path))
+    layers_for(session)  # what the core does as the session opens
+    (tmp_path / ".langacp.toml").unlink()
+    assert Meter(session).currency == "EUR"

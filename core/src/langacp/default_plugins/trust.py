@@ -1,34 +1,32 @@
 """The session's configuration layers, read when it opens, and what was ignored shown to the user.
 
-See :mod:`langacp.trust`: the files are read in a worker thread (never on the event loop);
+See :mod:`langacp.trust`: the files are read in a worker thread (never on the event loop), before
+any plugin's session hook runs (:func:`langacp.trust.open_layers`);
 each notice (a project file's loosening key, a file that cannot be read) is logged on stderr
 and sent to the editor as an agent message, so the user sees what did not apply and why.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
+from collections.abc import Awaitable
 
 from langacp.hookspecs import hookimpl
-from langacp.trust import STATE_KEY, ConfigLayers, load_layers
+from langacp.trust import STATE_KEY, ConfigLayers, open_layers
 from langacp.types import SessionContext
 
 log = logging.getLogger("langacp.config")
 
-NOTICE_TIMEOUT = 10.0
-"""Seconds the configuration files may take to read."""
+
+def _open(session: SessionContext) -> Awaitable[None] | None:
+    layers = session.state.get(STATE_KEY)  # in place already when the core calls the hook
+    if isinstance(layers, ConfigLayers) and not layers.notices:
+        return None  # nothing to tell: no coroutine, no time limit to set up for every session
+    return _tell(session)
 
 
-async def _open(session: SessionContext) -> None:
-    if not isinstance(session.state.get(STATE_KEY), ConfigLayers):
-        try:
-            layers = await asyncio.wait_for(asyncio.to_thread(load_layers, session.cwd), NOTICE_TIMEOUT)
-        except TimeoutError:
-            log.error("langacp: reading the configuration files of %s took too long; using none", session.cwd)
-            layers = ConfigLayers(user_error="the configuration files could not be read in time")
-        session.state.setdefault(STATE_KEY, layers)
-    layers = session.state[STATE_KEY]
+async def _tell(session: SessionContext) -> None:
+    layers = await open_layers(session)
     if not layers.notices:
         return
     for notice in layers.notices:
@@ -40,12 +38,12 @@ async def _open(session: SessionContext) -> None:
         await session.send_update(update_agent_message_text(f"langacp: configuration not applied:\n{lines}\n"))
 
 
-# tryfirst: the layers are in place before the other plugins' async session hooks read them.
+# tryfirst: the notices come before what other plugins send when the session opens.
 @hookimpl(tryfirst=True)
-async def langacp_session_created(session: SessionContext) -> None:
-    await _open(session)
+def langacp_session_created(session: SessionContext) -> Awaitable[None] | None:
+    return _open(session)
 
 
 @hookimpl(tryfirst=True)
-async def langacp_session_loaded(session: SessionContext) -> None:
-    await _open(session)
+def langacp_session_loaded(session: SessionContext) -> Awaitable[None] | None:
+    return _open(session)

@@ -10,14 +10,14 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from langacp.api import SessionContext, ToolCallInfo, hookimpl, load_table
+from langacp.api import SessionContext, ToolCallInfo, hookimpl, layers_for
 from langacp_plans.entries import PLAN_TOOLS, plan_entries
 
 log = logging.getLogger("langacp.plans")
 
 
 def _builtin_tool(session: SessionContext) -> bool:
-    value = load_table("plans", session.cwd).get("builtin_tool", True)
+    value = layers_for(session).merged("plans").get("builtin_tool", True)
     if not isinstance(value, bool):
         log.warning("langacp: [plans] builtin_tool must be true or false, not %r; using true", value)
         return True

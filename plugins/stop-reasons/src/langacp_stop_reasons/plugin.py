@@ -19,7 +19,7 @@ import logging
 import os
 from typing import Any
 
-from langacp.api import SessionContext, TurnOutcome, hookimpl, load_table
+from langacp.api import SessionContext, TurnOutcome, hookimpl, layers_for
 from langacp_stop_reasons.errors import classify
 from langacp_stop_reasons.reasons import LENGTH_REASONS, TurnState, is_refusal
 
@@ -34,7 +34,7 @@ def max_model_calls(session: SessionContext) -> int:
     raw: Any = os.environ.get(MAX_MODEL_CALLS_ENV)
     source = MAX_MODEL_CALLS_ENV
     if raw is None:
-        raw = load_table("stop_reasons", session.cwd).get("max_model_calls", DEFAULT_MAX_MODEL_CALLS)
+        raw = layers_for(session).merged("stop_reasons").get("max_model_calls", DEFAULT_MAX_MODEL_CALLS)
         source = "[stop_reasons] max_model_calls"
     try:
         value = int(raw)
@@ -50,7 +50,7 @@ def max_model_calls(session: SessionContext) -> int:
 def langacp_session_middleware(session: SessionContext) -> list[Any]:
     from langacp_stop_reasons.middleware import TurnLimits
 
-    forget = load_table("stop_reasons", session.cwd).get("forget_refusals", True)
+    forget = layers_for(session).merged("stop_reasons").get("forget_refusals", True)
     return [TurnLimits(session, max_model_calls(session), forget_refusals=forget is not False)]
 
 

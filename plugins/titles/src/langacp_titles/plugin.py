@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from langacp.api import SessionContext, ToolCallInfo, hookimpl, load_table
+from langacp.api import SessionContext, ToolCallInfo, hookimpl, layers_for
 from langacp_titles.text import clean_title, title_from_prompt
 from langacp_titles.titles import set_title
 
@@ -40,7 +40,7 @@ async def langacp_session_loaded(session: SessionContext) -> None:
 
 @hookimpl
 def langacp_session_tools(session: SessionContext) -> list[Any]:
-    if load_table("titles", session.cwd).get("agent_tool", True) is False:
+    if layers_for(session).merged("titles").get("agent_tool", True) is False:
         return []
     from langchain_core.tools import StructuredTool
 

@@ -25,7 +25,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from langacp.api import SessionContext, load_table
+from langacp.api import SessionContext, layers_for
 
 __all__ = ["Meter", "Prices", "UsageData"]
 
@@ -75,7 +75,7 @@ class Meter:
 
     def __init__(self, session: SessionContext) -> None:
         self.session = session
-        self.config = load_table("usage", session.cwd)
+        self.config = layers_for(session).merged("usage")
         currency = self.config.get("currency", "USD")
         self.currency = currency if isinstance(currency, str) and currency else "USD"
 
