@@ -177,17 +177,20 @@ async def agent_process(
     store: list[str] = MEMORY_STORE,
     args: tuple[str, ...] = (),
     env: dict[str, str] | None = None,
+    command: list[str] | None = None,
 ) -> AsyncIterator[tuple[Any, asyncio.subprocess.Process]]:
     """``langacp serve`` on the scripted agent, its stderr in a temporary file shown if anything fails.
 
-    ``store``: the ``--store`` arguments (``[]``: the default store); ``args``, ``env``: more of each.
+    ``store``: the ``--store`` arguments (``[]``: the default store); ``args``, ``env``: more of each;
+    ``command``: another command than :data:`AGENT_CMD` (without the store).
     """
     from langacp.client import spawn_agent
 
     env = {**os.environ, DELAY_ENV: repr(token_delay), **(env or {})}
     with tempfile.TemporaryFile() as log:
         try:
-            async with spawn_agent([*AGENT_CMD, *store, *args], client, env=env, cwd=str(REPO), stderr=log) as pair:
+            spawned = [*(command or AGENT_CMD), *store, *args]
+            async with spawn_agent(spawned, client, env=env, cwd=str(REPO), stderr=log) as pair:
                 yield pair
         except Exception as exc:
             raise BenchmarkError(f"{exc!s} ({type(exc).__name__})\n--- agent stderr (tail) ---\n{_tail(log)}") from exc
@@ -729,8 +732,8 @@ async def _store_session(url: str, turns: int) -> tuple[str, int]:
     return session_id, len(messages)
 
 
-async def _read_checkpoint(url: str, session_id: str, runs: int) -> float:
-    """Median seconds of ``checkpointer.aget_tuple`` for the session's thread (the store opened once)."""
+async def _read_checkpoint(url: str, session_id: str, runs: int) -> tuple[float, float]:
+    """Median wall and CPU seconds of ``checkpointer.aget_tuple`` for the session's thread (the store opened once)."""
     from langacp.stores import open_store
 
     store: Any = open_store(url)
@@ -738,16 +741,97 @@ async def _read_checkpoint(url: str, session_id: str, runs: int) -> float:
     try:
         config = {"configurable": {"thread_id": session_id, "checkpoint_ns": ""}}
         await store.checkpointer.aget_tuple(config)  # warm-up
-        times = []
+        times, cpu = [], []
         for _ in range(runs):
+            cpu_before = time.process_time()
             start = time.perf_counter()
             tup = await store.checkpointer.aget_tuple(config)
             times.append(time.perf_counter() - start)
+            cpu.append(time.process_time() - cpu_before)
             if tup is None:
                 raise BenchmarkError("the stored checkpoint is missing")
-        return statistics.median(times)
+        return statistics.median(times), statistics.median(cpu)
     finally:
         await store.aclose()
+
+
+def cpu_clock(pid: int) -> int | None:
+    """The CPU-time clock of process ``pid`` (all its threads) for ``time.clock_gettime``; ``None`` if unavailable."""
+    import ctypes
+    import ctypes.util
+
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+        clock = ctypes.c_int()
+        if libc.clock_getcpuclockid(pid, ctypes.byref(clock)) != 0:
+            return None
+        time.clock_gettime(clock.value)  # readable (a process of another user is not)
+        return clock.value
+    except (OSError, AttributeError):
+        return None
+
+
+@dataclass
+class LoadTimes:
+    """One form's ``session/load`` runs: wall seconds, the agent process's CPU seconds, this process's CPU seconds."""
+
+    wall: list[float] = field(default_factory=list)
+    agent_cpu: list[float] = field(default_factory=list)
+    client_cpu: list[float] = field(default_factory=list)
+
+
+async def load_forms(
+    forms: dict[str, tuple[list[str] | None, dict[str, str]]], runs: int
+) -> tuple[float, float, dict[str, LoadTimes]]:
+    """``session/load`` of a stored 1,000-message session by each form, interleaved.
+
+    ``forms``: name → (the command serving the factory target without ``--store``, ``None``
+    for :data:`AGENT_CMD`; environment variables it adds).
+
+    Returns ``aget_tuple``'s median wall and CPU seconds and each form's runs. Each form loads a
+    copy of the session of its own (a session is served by one process at a time), its agent
+    spawned once; the loads alternate between the forms. The agent's CPU time is read from its
+    process CPU clock (every thread), so its share is measured apart from the client's parsing.
+    """
+    with tempfile.TemporaryDirectory(prefix="langacp-bench-") as tmp:
+        url = f"sqlite://{Path(tmp) / 'sessions.db'}"
+        sessions = {name: (await _store_session(url, LOAD_TURNS))[0] for name in forms}
+        checkpoint_s, checkpoint_cpu = await _read_checkpoint(url, next(iter(sessions.values())), max(runs, 5))
+        times = {name: LoadTimes() for name in forms}
+        async with contextlib.AsyncExitStack() as stack:
+            agents = {}
+            for name, (command, env) in forms.items():
+                client = _make_client()
+                conn, process = await stack.enter_async_context(
+                    agent_process(client, store=["--store", url], env=env, command=command)
+                )
+                await _initialize(conn)
+                await _prompt(conn, await _new_session(conn), "echo hi")  # the target imported, graph code warm
+                agents[name] = (conn, client, cpu_clock(process.pid))
+            for run in range(runs + 1):  # the first load of each is a warm-up
+                for name, (conn, client, clock) in agents.items():
+                    session_id = sessions[name]
+                    client.updates.clear()
+                    gc.collect()
+                    agent_before = time.clock_gettime(clock) if clock is not None else 0.0
+                    cpu_before = time.process_time()
+                    start = time.perf_counter()
+                    await conn.load_session(cwd=str(REPO), session_id=session_id, mcp_servers=[])
+                    wall = time.perf_counter() - start
+                    client_cpu = time.process_time() - cpu_before
+                    agent_cpu = time.clock_gettime(clock) - agent_before if clock is not None else 0.0
+                    calls = [u for u in client.of(session_id, "tool_call") if u.status == "completed"]
+                    if len(calls) != LOAD_TURNS or len(client.of(session_id, "user_message_chunk")) != LOAD_TURNS:
+                        raise BenchmarkError(
+                            f"{name}: session/load replayed {len(calls)} completed tool calls of {LOAD_TURNS}"
+                        )
+                    await conn.close_session(session_id=session_id)
+                    if run:
+                        times[name].wall.append(wall)
+                        times[name].client_cpu.append(client_cpu)
+                        if clock is not None:
+                            times[name].agent_cpu.append(agent_cpu)
+        return checkpoint_s, checkpoint_cpu, times
 
 
 async def bench_load(sizes: Sizes, results: Results) -> None:
@@ -756,25 +840,9 @@ async def bench_load(sizes: Sizes, results: Results) -> None:
 
     if not any(ep.name == "sqlite" for ep in entry_points(group="langacp.stores")):
         return
-    with tempfile.TemporaryDirectory(prefix="langacp-bench-") as tmp:
-        url = f"sqlite://{Path(tmp) / 'sessions.db'}"
-        session_id, results.load_messages = await _store_session(url, LOAD_TURNS)
-        results.load_checkpoint_s = await _read_checkpoint(url, session_id, sizes.runs)
-        client = _make_client()
-        times = []
-        async with agent_process(client, store=["--store", url]) as (conn, _):
-            await _initialize(conn)
-            await _prompt(conn, await _new_session(conn), "echo hi")  # the target imported, graph code warm
-            for _ in range(sizes.runs):
-                client.updates.clear()
-                start = time.perf_counter()
-                await conn.load_session(cwd=str(REPO), session_id=session_id, mcp_servers=[])
-                times.append(time.perf_counter() - start)
-                calls = [u for u in client.of(session_id, "tool_call") if u.status == "completed"]
-                if len(calls) != LOAD_TURNS or len(client.of(session_id, "user_message_chunk")) != LOAD_TURNS:
-                    raise BenchmarkError(f"session/load replayed {len(calls)} completed tool calls of {LOAD_TURNS}")
-                await conn.close_session(session_id=session_id)
-        results.load_s = statistics.median(times)
+    results.load_messages = 4 * LOAD_TURNS
+    results.load_checkpoint_s, _, times = await load_forms({"served": (None, {})}, sizes.runs)
+    results.load_s = statistics.median(times["served"].wall)
 
 
 async def run(sizes: Sizes) -> Results:

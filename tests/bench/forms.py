@@ -3,7 +3,7 @@
 Run from the repository root (``nox -s bench`` runs it)::
 
     python tests/bench/forms.py [--quick] [--rounds N] [--json PATH] [--no-peers]
-                                [--base DIR] [--env lean|dev] [--record] [--compare [REF]]
+                                [--base DIR] [--env lean|dev] [--record] [--compare [REF]] [--only-load]
 
 Every row is measured for these **forms**, interleaved round by round (bare, graph, factory,
 peers, in a rotating order) so that what else the shared machine does hits them alike; each
@@ -56,8 +56,13 @@ Rows (``×`` = served / bare unless said otherwise):
 - **closed KB** (langacp forms): what a closed session leaves behind, measured in a separate
   process running the agent class with a no-op client under ``tracemalloc`` (after ``gc``):
   (traced memory after 2K open/prompt/close cycles - after K) / K. Absolute; goal ≤ 20 KB.
-- **load** (factory form, ``langacp-sqlite`` installed): ``session/load`` of a stored
-  1,000-message session against ``checkpointer.aget_tuple`` of the same checkpoint. Time ratio.
+- **load** (factory form, and ``factory@base`` with ``--base``; ``langacp-sqlite`` installed):
+  ``session/load`` of a stored 1,000-message session, until the response (every replayed update
+  received), against ``checkpointer.aget_tuple`` of the same checkpoint in this process. Time
+  ratio, end to end. A second line shows the agent's share: the CPU time of the agent process
+  (its process CPU clock, every thread) during the load against ``aget_tuple``'s CPU time, and
+  the bench client's own CPU time (the SDK's client side parsing the replay). The forms' loads
+  alternate (``--only-load``: only this row).
 
 ``--record`` writes the ratios to ``tests/bench/baseline.json`` and the table into
 ``docs/benchmarks.md`` (with the date and the machine). ``--compare`` fails (exit 2) when a
@@ -525,7 +530,10 @@ class Results:
     timeouts: dict[str, set[str]] = field(default_factory=dict)
     """Rows a peer did not finish within ``PEER_ROW_TIMEOUT`` (not measured again)."""
     closed_kb: dict[str, float] = field(default_factory=dict)
-    load: dict[str, float] = field(default_factory=dict)
+    load: dict[str, base.LoadTimes] = field(default_factory=dict)
+    """The load row's runs per form; ``load_checkpoint(_cpu)``: ``aget_tuple``'s median wall (CPU) seconds."""
+    load_checkpoint: float = 0.0
+    load_checkpoint_cpu: float = 0.0
     mode: str = "lean"
     """Where langacp and the bare graph ran: ``lean`` environments or this interpreter (``dev``)."""
 
@@ -542,7 +550,9 @@ class Results:
         return statistics.median(ratios) if ratios else None
 
 
-async def run(sizes: Sizes, with_peers: bool, base_tree: Path | None = None, mode: str = "lean") -> Results:
+async def run(
+    sizes: Sizes, with_peers: bool, base_tree: Path | None = None, mode: str = "lean", only_load: bool = False
+) -> Results:
     main, other = servings(mode, base_tree)
     forms = langacp_forms(main)
     if other is not None:
@@ -551,7 +561,7 @@ async def run(sizes: Sizes, with_peers: bool, base_tree: Path | None = None, mod
         forms += peer_forms()
     results = Results(sizes, ["bare", *(f.name for f in forms)], mode=mode)
     order: list[Form | None] = [None, *forms]
-    for index in range(sizes.rounds):
+    for index in range(0 if only_load else sizes.rounds):
         round_values: dict[str, dict[str, float]] = {}
         shift = index % len(order)
         for form in order[shift:] + order[:shift]:
@@ -575,15 +585,23 @@ async def run(sizes: Sizes, with_peers: bool, base_tree: Path | None = None, mod
             gc.collect()
         results.rounds.append(round_values)
     print("closed-session probe", file=sys.stderr, flush=True)
-    for name, attr in (("graph", "graph"), ("factory", "agent")):
+    for name, attr in () if only_load else (("graph", "graph"), ("factory", "agent")):
         results.closed_kb[name] = await closed_kb(attr, sizes.rss_sessions, main)
-    print("session/load", file=sys.stderr, flush=True)
-    loaded = base.Results(sizes={})
-    with _Patched([main.python, "-m", "langacp.cli", "serve", base.TARGET]):
-        await base.bench_load(base.Sizes(0, 0, 0, 0, 0, 0, runs=max(3, sizes.rounds * 2)), loaded)
-    if loaded.load_s:
-        results.load = {"served": loaded.load_s, "checkpoint": loaded.load_checkpoint_s}
+    await measure_load(results, [f for f in forms if f.name in ("factory", "factory@base")])
     return results
+
+
+async def measure_load(results: Results, forms: list[Form]) -> None:
+    """The load row (``langacp-sqlite`` installed): the factory form, and ``factory@base`` with ``--base``."""
+    from importlib.metadata import entry_points
+
+    if not any(ep.name == "sqlite" for ep in entry_points(group="langacp.stores")):
+        return
+    print("session/load", file=sys.stderr, flush=True)
+    store = ["--store", "memory"]
+    commands = {f.name: (f.command[:-2] if f.command[-2:] == store else f.command, f.env) for f in forms}
+    runs = max(6, results.sizes.rounds * 2)
+    results.load_checkpoint, results.load_checkpoint_cpu, results.load = await base.load_forms(commands, runs)
 
 
 # -- report ---------------------------------------------------------------------------------------
@@ -607,8 +625,11 @@ def ratios(results: Results) -> dict[str, dict[str, float]]:
                 recorded.setdefault(row.key, {})[form] = round(value, 3)
     for form, kb in results.closed_kb.items():
         recorded.setdefault("closed_kb", {})[form] = round(kb, 1)
-    if results.load:
-        recorded["load"] = {"factory": round(results.load["served"] / results.load["checkpoint"], 2)}
+    for form, times in results.load.items():
+        recorded.setdefault("load", {})[form] = round(statistics.median(times.wall) / results.load_checkpoint, 2)
+        if times.agent_cpu:
+            share = statistics.median(times.agent_cpu) / results.load_checkpoint_cpu
+            recorded.setdefault("load_agent_cpu", {})[form] = round(share, 2)
     return recorded
 
 
@@ -644,13 +665,7 @@ def render(results: Results) -> str:
     kb_cells = [f"{kb[f]:.1f} KB" if f in kb else "–" for f in forms]
     lines.append("| KB kept per closed session (tracemalloc) | " + " | ".join(kb_cells) + " | – | ≤ 20 KB |")
     if results.load:
-        load = results.load
-        cells = ["–"] * len(forms)
-        cells[0] = f"{load['checkpoint'] * 1000:.1f} ms `aget_tuple`"
-        cells[forms.index("factory")] = (
-            f"{load['served'] * 1000:.1f} ms · **{load['served'] / load['checkpoint']:.1f}×**"
-        )
-        lines.append("| session/load of 1,000 messages (SQLite) | " + " | ".join(cells) + " | – | ≤ 2× |")
+        lines += load_rows(results, forms)
     notes = [
         "",
         "Cells: median over the rounds, then **the ratio to bare** (median of per-round ratios): "
@@ -668,6 +683,29 @@ def render(results: Results) -> str:
     ]
     notes += [f"- {name} failed: {reason}" for name, reason in results.failures.items()]
     return "\n".join(lines + notes)
+
+
+def load_rows(results: Results, forms: list[str]) -> list[str]:
+    """The load row (wall time, end to end) and the agent's CPU time of it, both against ``aget_tuple``."""
+    wall, cpu = ["–"] * len(forms), ["–"] * len(forms)
+    wall[0] = f"{results.load_checkpoint * 1000:.1f} ms `aget_tuple`"
+    cpu[0] = f"{results.load_checkpoint_cpu * 1000:.1f} ms CPU `aget_tuple`"
+    for form, times in results.load.items():
+        if form not in forms:
+            continue
+        served = statistics.median(times.wall)
+        wall[forms.index(form)] = f"{served * 1000:.1f} ms · **{served / results.load_checkpoint:.1f}×**"
+        if times.agent_cpu:
+            agent = statistics.median(times.agent_cpu)
+            client = statistics.median(times.client_cpu)
+            cpu[forms.index(form)] = (
+                f"{agent * 1000:.1f} ms · **{agent / results.load_checkpoint_cpu:.1f}×** "
+                f"(client {client * 1000:.0f} ms · {client / results.load_checkpoint_cpu:.1f}×)"
+            )
+    return [
+        "| session/load of 1,000 messages (SQLite) | " + " | ".join(wall) + " | – | ≤ 2× |",
+        "| session/load: the agent's CPU time (the bench client's) | " + " | ".join(cpu) + " | – | – |",
+    ]
 
 
 def machine() -> str:
@@ -762,6 +800,7 @@ def main(argv: list[str] | None = None) -> int:
         default="lean",
         help="serve langacp and run the bare graph from lean environments built in .bench (default) or from this one",
     )
+    parser.add_argument("--only-load", action="store_true", help="only the session/load row")
     parser.add_argument("--json", metavar="PATH", help="write every measured number as JSON")
     parser.add_argument("--record", action="store_true", help="store the ratios and the table (baseline, docs)")
     parser.add_argument(
@@ -771,6 +810,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bare-probe", help=argparse.SUPPRESS)
     parser.add_argument("--closed-probe", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.only_load and (args.record or args.compare is not None):
+        parser.error("--only-load measures one row: it cannot --record or --compare")
     if args.bare_rss:
         bare_rss_probe(args.bare_rss)
         return 0
@@ -797,7 +838,7 @@ def main(argv: list[str] | None = None) -> int:
         sizes = Sizes(**{**sizes.__dict__, "rounds": args.rounds})
     started = time.perf_counter()
     try:
-        results = asyncio.run(run(sizes, with_peers=not args.no_peers, base_tree=args.base, mode=args.env))
+        results = asyncio.run(run(sizes, not args.no_peers, args.base, args.env, args.only_load))
     except base.BenchmarkError as exc:
         print(f"benchmark failed: {exc}", file=sys.stderr)
         return 1
