@@ -142,8 +142,33 @@ def replayed_ids(messages: list[Any]) -> set[str]:
 
 
 def _blocks(message: Any) -> list[dict[str, Any]]:
-    """The message's standard content blocks; plain text without computing them (the common case, and 2x faster)."""
+    """The message's standard content blocks; plain text without computing them (the common case, and 2x faster).
+
+    Adjacent plain text (or reasoning) blocks of the message are joined into one: a client
+    shows consecutive chunks of a message as one text, so one update carries them (a model
+    answering in several text parts otherwise costs an update each). A block with anything
+    more than its text (citations, extras) stays on its own, as when live updates are joined.
+    """
     content = message.content
     if isinstance(content, str) and "reasoning_content" not in message.additional_kwargs:
         return [{"type": "text", "text": content}] if content else []
-    return [dict(block) for block in message.content_blocks]
+    blocks: list[dict[str, Any]] = []
+    run: list[str] = []  # the texts of the plain blocks joining blocks[-1]
+    for raw in message.content_blocks:
+        block = dict(raw)
+        key = block.get("type")
+        if run and key == blocks[-1]["type"] and _plain(block, key):
+            run.append(block[key])
+            continue
+        if len(run) > 1:
+            blocks[-1] = {**blocks[-1], blocks[-1]["type"]: "".join(run)}
+        blocks.append(block)
+        run = [block[key]] if key in ("text", "reasoning") and _plain(block, key) else []
+    if len(run) > 1:
+        blocks[-1] = {**blocks[-1], blocks[-1]["type"]: "".join(run)}
+    return blocks
+
+
+def _plain(block: dict[str, Any], key: str) -> bool:
+    """A text (reasoning) block holding only its text (an ``id`` or ``index`` aside)."""
+    return isinstance(block.get(key), str) and not set(block) - {"type", key, "index", "id"}

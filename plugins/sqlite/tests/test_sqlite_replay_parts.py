@@ -1,0 +1,82 @@
+"""session/load of a stored thread whose messages hold several text parts: one update per message's text."""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+from typing import Any
+
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+
+from langacp.testing.harness import serve
+
+
+async def _store(url: str, cwd: Path, messages: list[Any]) -> str:
+    """Write ``messages`` as a session's thread (and its record) into the SQLite file at ``url``."""
+    from langchain.agents import create_agent
+
+    from langacp.stores import SessionRecord, open_store
+    from langacp.testing.agent import TOOLS
+    from langacp.testing.model import ScriptedChatModel
+
+    store: Any = open_store(url)
+    await store.aopen()
+    try:
+        graph = create_agent(ScriptedChatModel(), tools=TOOLS, checkpointer=store.checkpointer)
+        session_id = uuid.uuid4().hex
+        config = {"configurable": {"thread_id": session_id}}
+        await graph.aupdate_state(config, {"messages": messages}, as_node="model")
+        await store.put(SessionRecord(session_id=session_id, cwd=str(cwd), title="stored"))
+    finally:
+        await store.aclose()
+    return session_id
+
+
+def _replayed(update: Any) -> tuple[Any, ...]:
+    kind = update.session_update
+    if kind == "tool_call":
+        return (kind, update.tool_call_id, update.status, [c.content.text for c in update.content or []])
+    return (kind, update.content.text)
+
+
+async def test_adjacent_text_parts_of_a_message_are_replayed_as_one_update(store_url: str, tmp_path: Path) -> None:
+    call = {"name": "add", "args": {"a": 2, "b": 3}, "id": "call_1", "type": "tool_call"}
+    cited = {"type": "text", "text": " (see", "annotations": [{"type": "citation", "url": "https://example.com/a"}]}
+    messages = [
+        HumanMessage([{"type": "text", "text": "add "}, {"type": "text", "text": "two and three"}]),
+        AIMessage([{"type": "text", "text": "Let me "}, {"type": "text", "text": "add them."}], tool_calls=[call]),
+        ToolMessage("5", tool_call_id="call_1", name="add"),
+        AIMessage(
+            [
+                {"type": "reasoning", "reasoning": "It is "},
+                {"type": "reasoning", "reasoning": "five."},
+                {"type": "text", "text": "It is "},
+                {"type": "text", "text": "5"},
+                cited,  # a part with more than its text stays its own update, as live
+                {"type": "text", "text": " a)"},
+                {"type": "text", "text": "."},
+            ]
+        ),
+        HumanMessage("thanks"),
+    ]
+    session_id = await _store(store_url, tmp_path, messages)
+    async with serve(args=["--store", store_url]) as agent:
+        await agent.initialize()
+        await agent.conn.load_session(cwd=str(tmp_path), session_id=session_id, mcp_servers=[])
+        replayed = [
+            _replayed(u) for u in agent.client.of(session_id) if u.session_update != "available_commands_update"
+        ]
+        assert replayed == [
+            ("user_message_chunk", "add two and three"),
+            ("agent_message_chunk", "Let me add them."),
+            ("tool_call", "call_1", "completed", ["5"]),
+            ("agent_thought_chunk", "It is five."),
+            ("agent_message_chunk", "It is 5"),
+            ("agent_message_chunk", " (see"),
+            ("agent_message_chunk", " a)."),
+            ("user_message_chunk", "thanks"),
+        ]
+        # The session goes on with the same conversation.
+        agent.client.updates.clear()
+        assert await agent.prompt(session_id, "echo again") == "end_turn"
+        assert agent.client.text(session_id) == "again"
