@@ -49,6 +49,9 @@ Rows (``×`` = served / bare unless said otherwise):
   Throughput ratio.
 - **cold**: spawn → ``initialize`` → ``session/new`` answered; bare: spawn → the graph module
   imported (``python -c "import langacp.testing.agent"``). Time ratio (lower is better).
+- **cold CPU**: the CPU time (user + system, all threads, from ``/proc``) the same process has
+  used at that moment: the start-up's work, which the shared machine's load hardly changes
+  (its wall time moves by up to 2× between rounds). Time ratio.
 - **session/new**: median of K ``session/new`` in a warm process; bare: one ``create_agent``
   compile of the graph (what building a graph per session costs). Time ratio.
 - **rss**: RSS of the process after K sessions, each with one ``echo hi`` turn; bare: a process
@@ -143,6 +146,7 @@ def rows(sizes: Sizes) -> list[Row]:
             "concurrent", f"{sizes.sessions} concurrent sessions × {sizes.session_tokens:,} tokens", True, "≥ 0.9× bare"
         ),
         Row("cold", "spawn → session/new answered", False, "≤ best peer"),
+        Row("cold_cpu", "… its CPU time (the agent process)", False, "≤ best peer"),
         Row("new", f"session/new (median of {sizes.session_news})", False, "≤ best peer"),
         Row("rss", f"RSS after {sizes.rss_sessions} sessions", False, "≤ 0.9× best peer"),
     ]
@@ -349,6 +353,7 @@ async def measure_served(form: Form, sizes: Sizes, skip: set[str]) -> dict[str, 
                 await base._initialize(conn)
                 await base._new_session(conn)
                 out["cold"] = time.perf_counter() - start
+                out["cold_cpu"] = cpu_seconds(process.pid)
                 await _turn(conn, await base._new_session(conn), "echo hi")
 
                 async def sessions() -> None:
@@ -399,10 +404,42 @@ async def measure_served(form: Form, sizes: Sizes, skip: set[str]) -> dict[str, 
 async def measure_bare(sizes: Sizes, python: str) -> dict[str, float]:
     """The bare graph's rows, each in a fresh process of ``python`` (the environment langacp is served from)."""
     out: dict[str, float] = {}
-    out["cold"] = await base._spawn_and_import("langacp.testing.agent", python)
+    out["cold"], out["cold_cpu"] = await spawn_and_import(python, "langacp.testing.agent")
     out.update(json.loads(await _child(python, "--bare-probe", json.dumps(sizes.__dict__))))
     out["rss"] = float(await _child(python, "--bare-rss", str(sizes.rss_sessions)))
     return out
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU time (user + system, every thread) process ``pid`` has used so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def spawn_and_import(python: str, module: str) -> tuple[float, float]:
+    """Seconds from spawning ``python -c "import <module>"`` until imported, and the CPU time the child used.
+
+    The child prints a line once imported and waits for its stdin to close, so neither number
+    includes the interpreter's teardown (an agent's response does not wait for it either).
+    """
+    start = time.perf_counter()
+    process = await asyncio.create_subprocess_exec(
+        python,
+        "-c",
+        f"import sys, {module}; print('imported', flush=True); sys.stdin.read()",
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        cwd=str(REPO),
+    )
+    assert process.stdout is not None
+    line = await process.stdout.readline()
+    elapsed = time.perf_counter() - start
+    cpu = cpu_seconds(process.pid) if line.strip() == b"imported" else 0.0
+    await process.communicate(b"")  # closes its stdin: it exits
+    if line.strip() != b"imported" or process.returncode != 0:
+        raise base.BenchmarkError(f"{python} -c 'import {module}' failed")
+    return elapsed, cpu
 
 
 async def _child(python: str, *args: str, env: dict[str, str] | None = None) -> str:
@@ -610,6 +647,8 @@ async def measure_load(results: Results, forms: list[Form]) -> None:
 def _fmt(key: str, value: float) -> str:
     if key == "rss":
         return f"{value:.0f} MB"
+    if key == "cold_cpu":
+        return f"{value:.2f} s CPU"
     if key in ("new",):
         return f"{value * 1000:.1f} ms"
     return f"{value:.2f} s"

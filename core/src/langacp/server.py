@@ -196,9 +196,10 @@ def serve(
     one line on stderr and exit status 2. A TARGET that fails while loading (in the background,
     once ``initialize`` is answered) also ends the process with status 2.
     """
-    from langacp import startup_gc
+    from langacp import startup_gc, startup_imports
 
     startup_gc.pause()  # until the target is loaded (the loader resumes it)
+    startup_imports.block()  # httpx's command-line client, until then (the loader lifts it)
     protocol_fd = reserve_stdout()
     configure_logging(log_level)
     if sys.stdin.isatty():

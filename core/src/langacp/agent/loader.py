@@ -119,12 +119,13 @@ class Loader:
                 log.exception("closing the session store failed")
 
     async def _load(self) -> tuple[Target, SessionStore]:
-        from langacp import startup_gc
+        from langacp import startup_gc, startup_imports
 
         try:
             return await self._load_both()
         finally:
             startup_gc.resume()  # start-up is over: what it built is left out of later collections
+            startup_imports.unblock()
 
     async def _load_both(self) -> tuple[Target, SessionStore]:
         # A short pause lets the initialize response leave before the imports hold the GIL.
