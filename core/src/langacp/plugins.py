@@ -102,8 +102,6 @@ _KIND_MEMO = "_langacp_kind"
 """Attribute of a ``ToolCallInfo`` holding ``(plugins, session, kind)`` once its kind was asked."""
 
 T = TypeVar("T")
-_CallOrder = tuple[tuple[str, ...], list[tuple[Callable[..., Any], "tuple[str, ...] | None"]]]
-"""A hook's argument names, and each implementation with the names it takes (``None``: all, in order)."""
 
 
 @dataclass
@@ -248,9 +246,6 @@ class Plugins:
         self.session_tools_timeout = _seconds_from_env(SESSION_TOOLS_TIMEOUT_ENV, DEFAULT_SESSION_TOOLS_TIMEOUT)
         self.failures: dict[tuple[str, str], int] = {}
         """How often each (plugin, hook) implementation failed or timed out in this process."""
-        self._orders: dict[str, tuple[list[Any], _CallOrder | None]] = {}
-        self._plain_hookexec = self.pm._inner_hookexec
-        """pluggy's own call loop; another one means call monitoring (tracing) is on."""
         from langacp.default_plugins import DEFAULT_PLUGINS
 
         self._defaults = DEFAULT_PLUGINS
@@ -447,59 +442,10 @@ class Plugins:
 
     def _first(self, hook: str, **kwargs: Any) -> Any:
         """Call a firstresult hook: the first non-``None`` answer (a failing implementation is skipped)."""
-        known = self._order(hook)
-        if known is None:
-            return getattr(self.pm.hook, hook)(**kwargs)
-        names, order = known
-        args = [kwargs[name] for name in names]
-        for function, takes in order:
-            result = function(*args) if takes is None else function(*[kwargs[name] for name in takes])
-            if result is not None:
-                return result
-        return None
+        return getattr(self.pm.hook, hook)(**kwargs)
 
     def _all(self, hook: str, **kwargs: Any) -> list[Any]:
-        known = self._order(hook)
-        if known is None:
-            return cast("list[Any]", getattr(self.pm.hook, hook)(**kwargs))
-        names, order = known
-        args = [kwargs[name] for name in names]
-        results = []
-        for function, takes in order:
-            result = function(*args) if takes is None else function(*[kwargs[name] for name in takes])
-            if result is not None:
-                results.append(result)
-        return results
-
-    def _order(self, hook: str) -> _CallOrder | None:
-        """``hook``'s argument names and implementations in pluggy's call order.
-
-        Mappers run per tool call and content block, so the facade calls the implementations
-        itself, as pluggy's ``_multicall`` does (the same order; a firstresult hook stops at the
-        first non-``None`` answer, a collector gathers every non-``None`` one) without its
-        generic per-call work. Each implementation comes with the argument names it takes when
-        they are not the spec's, in order. ``None`` (pluggy calls them) when an implementation
-        is a wrapper or takes keyword-only arguments, or when pluggy's call monitoring (tracing)
-        is on. Recomputed whenever the registered implementations change.
-        """
-        caller = getattr(self.pm.hook, hook)
-        impls = caller.get_hookimpls()
-        known = self._orders.get(hook)
-        if known is not None and known[0] == impls and self.pm._inner_hookexec is self._plain_hookexec:
-            return known[1]
-        names = tuple(caller.spec.argnames) if caller.spec is not None else ()
-        plain = caller.spec is not None and self.pm._inner_hookexec is self._plain_hookexec
-        order: _CallOrder | None = None
-        if plain and not any(impl.wrapper or impl.hookwrapper or impl.kwargnames for impl in impls):
-            order = (
-                names,
-                [
-                    (impl.function, None if tuple(impl.argnames) == names else tuple(impl.argnames))
-                    for impl in reversed(impls)
-                ],
-            )
-        self._orders[hook] = (impls, order)
-        return order
+        return cast("list[Any]", getattr(self.pm.hook, hook)(**kwargs))
 
     async def _all_async(self, hook: str, **kwargs: Any) -> list[Any]:
         results = []
