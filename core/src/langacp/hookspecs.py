@@ -296,8 +296,16 @@ def langacp_set_config_option(
 
 
 @hookspec
-def langacp_available_commands(session: SessionContext) -> list[AvailableCommand] | None:
-    """Return slash commands (``acp.schema.AvailableCommand``) this plugin offers."""
+def langacp_available_commands(
+    session: SessionContext, modes: SessionModeState | None, config_options: list[Any]
+) -> list[AvailableCommand] | None:
+    """Return slash commands (``acp.schema.AvailableCommand``) this plugin offers.
+
+    ``modes`` and ``config_options`` are the session's, as the core has just gathered them
+    (``langacp_session_modes``, ``langacp_config_options``): read them rather than asking
+    those hooks again. Declare only the arguments you use. A command that is the same for
+    every session can be built once and returned each time.
+    """
 
 
 @hookspec(firstresult=True)

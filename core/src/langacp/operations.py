@@ -21,19 +21,30 @@ if TYPE_CHECKING:
     from langacp.bridge import TurnReporter, UpdateSink
     from langacp.plugins import Plugins
 
-__all__ = ["caused_by_cancel", "change_mode", "end_turn", "open_outbox", "prompt_content", "prompt_response"]
+__all__ = [
+    "Offered",
+    "caused_by_cancel",
+    "change_mode",
+    "commands_update",
+    "end_turn",
+    "offered",
+    "open_outbox",
+    "prompt_content",
+    "prompt_response",
+]
 
 log = logging.getLogger("langacp.operations")
 
 
 def open_outbox(
     plugins: Plugins, session: SessionContext, send: Callable[[Any], Awaitable[None]]
-) -> tuple[UpdateSink, Callable[[], None]]:
+) -> tuple[UpdateSink, Callable[[Offered | None], None]]:
     """A new session's update outbox, and the function to call once the session is answered.
 
     Sets ``session.send_update``. Updates a plugin sends while the session opens are held:
     a client cannot place an update for a session id it has not been given yet. The returned
-    ``release`` queues them, then the slash commands on offer, to be sent after the response.
+    ``release`` queues them, then the slash commands on offer, to be sent after the response;
+    give it the session's modes and config options when the caller has them (:func:`offered`).
     """
     from langacp.bridge import UpdateSink
 
@@ -46,19 +57,45 @@ def open_outbox(
         else:
             sink.put(update)
 
-    def release() -> None:
+    def release(offer: Offered | None = None) -> None:
         nonlocal held
         updates, held = held or [], None
-        commands = plugins.available_commands(session)
+        commands = plugins.available_commands(session, offer)
         if commands:
-            from acp.helpers import update_available_commands
-
-            updates.append(update_available_commands(commands))
+            updates.append(commands_update(commands))
         for update in updates:  # queued now, they are sent after the caller's response
             asyncio.get_running_loop().call_soon(sink.put, update)
 
     session.send_update = send_update
     return sink, release
+
+
+Offered = tuple[Any, list[Any]]
+"""A session's modes (``SessionModeState`` or ``None``) and config options, as its response carries them."""
+
+
+def offered(plugins: Plugins, session: SessionContext) -> Offered:
+    """The session's modes and config options, asked of the plugins once for its response and its commands."""
+    return plugins.session_modes(session), plugins.config_options(session)
+
+
+_UPDATES: dict[tuple[int, ...], tuple[list[Any], Any]] = {}
+"""``available_commands_update`` by the identity of its commands (which it keeps alive)."""
+
+
+def commands_update(commands: list[Any]) -> Any:
+    """The ``available_commands_update`` of ``commands``: built once while plugins return the same command objects."""
+    key = tuple(map(id, commands))
+    found = _UPDATES.get(key)
+    if found is not None and all(a is b for a, b in zip(found[0], commands, strict=True)):
+        return found[1]
+    from acp.helpers import update_available_commands
+
+    update = update_available_commands(commands)
+    _UPDATES[key] = (list(commands), update)
+    if len(_UPDATES) > 16:
+        _UPDATES.pop(next(iter(_UPDATES)))
+    return update
 
 
 def prompt_content(

@@ -624,8 +624,13 @@ class Plugins:
         result = self._first("langacp_set_config_option", session=session, config_id=config_id, value=value)
         return _bool_or_none(await self._resolve(result))
 
-    def available_commands(self, session: SessionContext) -> list[AvailableCommand]:
-        return [c for cs in self._all("langacp_available_commands", session=session) for c in cs or []]
+    def available_commands(
+        self, session: SessionContext, offered: tuple[SessionModeState | None, list[Any]] | None = None
+    ) -> list[AvailableCommand]:
+        """The slash commands on offer; ``offered``: the session's modes and config options, if the caller has them."""
+        modes, options = offered if offered is not None else (self.session_modes(session), self.config_options(session))
+        found = self._all("langacp_available_commands", session=session, modes=modes, config_options=options)
+        return [c for cs in found for c in cs or []]
 
     async def run_command(self, session: SessionContext, name: str, argument: str) -> str | None:
         result = self._first("langacp_run_command", session=session, name=name, argument=argument)

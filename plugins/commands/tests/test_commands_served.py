@@ -78,3 +78,41 @@ async def test_another_plugin_command_is_listed_and_runs(tmp_path: Path) -> None
         assert await agent.commands(sid) == ["help", "tools", "clear", "hello"]
         assert await agent.reply(sid, "/hello editor") == "Hello, editor!"
         assert "- `/hello`" in await agent.reply(sid, "/help")
+
+
+def test_the_menu_follows_the_modes_and_options_the_core_gathered() -> None:
+    """The built-ins read the hook's ``modes`` / ``config_options`` (what the response carries), not the hooks again."""
+    from acp.schema import SessionConfigOptionSelect, SessionConfigSelectOption, SessionMode, SessionModeState
+
+    from langacp.api import SessionContext, hookimpl
+    from langacp.plugins import Plugins
+    from langacp_commands import plugin
+
+    class Asked:
+        count = 0
+
+        @hookimpl
+        def langacp_session_modes(self, session: SessionContext) -> None:
+            Asked.count += 1
+
+        @hookimpl
+        def langacp_config_options(self, session: SessionContext) -> list[object]:
+            Asked.count += 1
+            return []
+
+    plugins = Plugins()
+    plugins.register(Asked())
+    session = SessionContext("s", "/", plugins=plugins)
+    modes = SessionModeState(current_mode_id="a", available_modes=[SessionMode(id="a", name="A")])
+    model = SessionConfigOptionSelect(
+        type="select",
+        id="model",
+        name="Model",
+        category="model",
+        current_value="x",
+        options=[SessionConfigSelectOption(value="x", name="X")],
+    )
+    names = [c.name for c in plugin.langacp_available_commands(session, modes, [model])]
+    assert names == ["help", "mode", "model", "tools"] and Asked.count == 0
+    assert [c.name for c in plugin.langacp_available_commands(session, None, [])] == ["help", "tools"]
+    assert Asked.count == 0

@@ -56,6 +56,13 @@ class Session:
     """The turn began running the graph (it may be cleaning up now)."""
     ids: Any = None
     """The session's :class:`~langacp.bridge.ToolCallIds`: tool call ids unique across turns."""
+    offer: Any = None
+    """Its modes and config options as gathered when it opened (for its commands), until its response takes them."""
+
+    def take_offer(self) -> Any:
+        """The modes and config options gathered as the session opened (once; ``None`` after)."""
+        offer, self.offer = self.offer, None
+        return offer
 
     @property
     def busy(self) -> bool:
@@ -118,7 +125,7 @@ class SessionRegistry:
     async def open(self, record: SessionRecord, mcp_servers: list[Any] | None, *, created: bool) -> Session:
         """Build the session's context and graph (plugins told first), register it and store its record."""
         from langacp.bridge import ToolCallIds
-        from langacp.operations import open_outbox
+        from langacp.operations import offered, open_outbox
 
         target, store = await self.loader.target_and_store()
         session_id = record.session_id
@@ -156,7 +163,8 @@ class SessionRegistry:
         self.live[session_id] = session
         _sync(session)
         await store.put(record)
-        release()
+        session.offer = offered(self.plugins, context)  # asked once: for the commands and the response
+        release(session.offer)
         return session
 
     async def restore(

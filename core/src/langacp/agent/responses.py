@@ -17,10 +17,17 @@ __all__ = ["session_response"]
 R = TypeVar("R")
 
 
-def session_response(response: Callable[..., R], plugins: Plugins, context: SessionContext, **fields: Any) -> R:
-    """``response`` (``NewSessionResponse``, ``LoadSessionResponse``, …) with the session's modes and config."""
-    return response(
-        modes=plugins.session_modes(context),
-        config_options=plugins.config_options(context) or None,
-        **fields,
-    )
+def session_response(
+    response: Callable[..., R],
+    plugins: Plugins,
+    context: SessionContext,
+    offer: tuple[Any, list[Any]] | None = None,
+    **fields: Any,
+) -> R:
+    """``response`` (``NewSessionResponse``, ``LoadSessionResponse``, …) with the session's modes and config.
+
+    ``offer``: the modes and config options gathered as the session opened
+    (:func:`langacp.operations.offered`), when nothing ran in between; else they are asked now.
+    """
+    modes, options = offer if offer is not None else (plugins.session_modes(context), plugins.config_options(context))
+    return response(modes=modes, config_options=options or None, **fields)

@@ -43,7 +43,8 @@ class SessionMethods:
             session_id=uuid.uuid4().hex, cwd=cwd, additional_directories=list(additional_directories or [])
         )
         session = await self.registry.open(record, mcp_servers, created=True)
-        return session_response(NewSessionResponse, self.plugins, session.context, session_id=record.session_id)
+        offer = session.take_offer()  # nothing ran since it opened
+        return session_response(NewSessionResponse, self.plugins, session.context, offer, session_id=record.session_id)
 
     async def load(
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None, additional_directories: list[str] | None
@@ -62,6 +63,7 @@ class SessionMethods:
             await self.registry.close(session)
             raise unreadable(session_id, exc) from exc
         await session.sink.flush()
+        session.take_offer()  # gathered before the replay (or by an earlier request): asked again
         return session_response(LoadSessionResponse, self.plugins, session.context)
 
     async def resume(
@@ -69,6 +71,7 @@ class SessionMethods:
     ) -> ResumeSessionResponse:
         """Restore the session without replaying it."""
         session, _messages = await self.registry.restore(session_id, cwd, mcp_servers, additional_directories)
+        session.take_offer()  # the thread was read since: asked again
         return session_response(ResumeSessionResponse, self.plugins, session.context)
 
     async def fork(
@@ -98,7 +101,8 @@ class SessionMethods:
                 checkpointer = store.checkpointer if target.is_factory else target.graph.checkpointer
             await copy_thread(checkpointer, source.thread_id or session_id, record.session_id)
         session = await self.registry.open(record, mcp_servers, created=True)
-        return session_response(ForkSessionResponse, self.plugins, session.context, session_id=record.session_id)
+        offer = session.take_offer()  # nothing ran since it opened
+        return session_response(ForkSessionResponse, self.plugins, session.context, offer, session_id=record.session_id)
 
     async def list_sessions(self, cwd: str | None, cursor: str | None) -> ListSessionsResponse:
         if cwd is not None and not os.path.isabs(cwd):

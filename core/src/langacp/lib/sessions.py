@@ -129,7 +129,7 @@ async def open_session(
         await chosen.session_closed(context)
         raise
     _SESSIONS.setdefault(conn, {})[session_id] = session
-    release()
+    release(None)  # the modes and config options are asked for the commands here
     return session
 
 

@@ -157,7 +157,14 @@ class PluginConformance:
         monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
         session = SessionContext("conformance", str(tmp_path))
         call = ToolCallInfo("conformance-1", _PROBE_TOOL, {})
-        arguments = {"session": session, "call": call, "kind": "other", "result": _tool_message(call)}
+        arguments = {
+            "session": session,
+            "call": call,
+            "kind": "other",
+            "result": _tool_message(call),
+            "modes": None,
+            "config_options": [],
+        }
         wrong = {}
         for name in ("langacp_config_options", "langacp_available_commands", "langacp_auth_methods"):
             impl = self.conformance_hooks().get(name)

@@ -12,6 +12,9 @@ from langacp.api import SessionContext, ToolCallInfo
 
 __all__ = ["BUILTINS", "builtin_commands", "graph_tools", "run_builtin", "unknown"]
 
+_ASK: Any = object()
+"""``builtin_commands``' default: ask the plugins for the session's modes."""
+
 BUILTINS: dict[str, tuple[str, str | None]] = {
     "help": ("List the slash commands", None),
     "mode": ("Show the modes, or switch to one", "mode id"),
@@ -21,16 +24,24 @@ BUILTINS: dict[str, tuple[str, str | None]] = {
 }
 
 
-def builtin_commands(session: SessionContext) -> list[Any]:
-    """The built-ins this session can use: /mode only with modes, /model only with a model option."""
+def builtin_commands(session: SessionContext, modes: Any = _ASK, config_options: list[Any] | None = None) -> list[Any]:
+    """The built-ins this session can use: /mode only with modes, /model only with a model option.
+
+    ``modes`` and ``config_options`` are the session's (``langacp_available_commands`` gets them
+    from the core); asked of the plugins when not given.
+    """
     from acp.schema import AvailableCommand, AvailableCommandInput, UnstructuredCommandInput
 
     plugins = session.plugins
+    if modes is _ASK:
+        modes = plugins.session_modes(session) if plugins is not None else None
+    if config_options is None:
+        config_options = plugins.config_options(session) if plugins is not None else []
     commands = []
     for name, (description, hint) in BUILTINS.items():
-        if name == "mode" and (plugins is None or plugins.session_modes(session) is None):
+        if name == "mode" and modes is None:
             continue
-        if name == "model" and _option(session, "model") is None:
+        if name == "model" and _option_in(config_options, "model") is None:
             continue
         if name == "clear" and session.new_thread is None:
             continue
@@ -103,9 +114,10 @@ def _mode_name(modes: Any, mode_id: str) -> str:
 
 
 def _option(session: SessionContext, category: str) -> Any:
-    if session.plugins is None:
-        return None
-    options = session.plugins.config_options(session)
+    return _option_in(session.plugins.config_options(session) if session.plugins is not None else [], category)
+
+
+def _option_in(options: list[Any], category: str) -> Any:
     return next((o for o in options if getattr(o, "category", None) == category and hasattr(o, "options")), None)
 
 

@@ -10,8 +10,8 @@ from langacp_commands.builtins import builtin_commands, run_builtin, unknown
 
 
 @hookimpl(tryfirst=True)
-def langacp_available_commands(session: SessionContext) -> list[Any]:
-    return builtin_commands(session)  # first in the list: the built-ins lead the menu
+def langacp_available_commands(session: SessionContext, modes: Any, config_options: list[Any]) -> list[Any]:
+    return builtin_commands(session, modes, config_options)  # first in the list: the built-ins lead the menu
 
 
 @hookimpl(trylast=True)

@@ -74,15 +74,19 @@ def langacp_tool_title(call: ToolCallInfo, session: SessionContext) -> str | Non
 
 @hookimpl
 def langacp_available_commands(session: SessionContext) -> list[Any]:
-    from acp.schema import AvailableCommand, AvailableCommandInput, UnstructuredCommandInput
+    global _COMMAND
+    if _COMMAND is None:  # the same for every session: built once, so the core builds the update once too
+        from acp.schema import AvailableCommand, AvailableCommandInput, UnstructuredCommandInput
 
-    return [
-        AvailableCommand(
+        _COMMAND = AvailableCommand(
             name="title",
             description="Rename this session",
             input=AvailableCommandInput(root=UnstructuredCommandInput(hint="new title")),
         )
-    ]
+    return [_COMMAND]
+
+
+_COMMAND: Any = None
 
 
 @hookimpl
