@@ -152,12 +152,7 @@ class Target:
         """The compiled graph for one session (the shared graph, for a precompiled target)."""
         if self.factory is None:
             return self.graph
-        params = [
-            p
-            for p in inspect.signature(self.factory).parameters.values()
-            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty
-        ]
-        result = self.factory(setup) if params else self.factory()
+        result = self.factory(setup) if _takes_setup(self.factory) else self.factory()
         if inspect.isawaitable(result):
             result = await result
         if not _is_graph(result):
@@ -202,6 +197,26 @@ def load_target_driver(name: str) -> TargetDriver:
         raise TargetError(f"no target driver {name!r} is installed (entry-point group {TARGET_GROUP}): {exc}") from exc
     driver: TargetDriver = manager.driver
     return driver
+
+
+_TAKES_SETUP: dict[Any, bool] = {}
+
+
+def _takes_setup(factory: Any) -> bool:
+    """Whether the factory has a required positional parameter (the setup): worked out once per factory."""
+    try:
+        return _TAKES_SETUP[factory]
+    except (KeyError, TypeError):  # not seen yet, or not hashable
+        pass
+    takes = any(
+        p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty
+        for p in inspect.signature(factory).parameters.values()
+    )
+    try:
+        _TAKES_SETUP[factory] = takes
+    except TypeError:
+        pass
+    return takes
 
 
 def _is_graph(obj: Any) -> bool:

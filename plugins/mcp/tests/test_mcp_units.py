@@ -82,3 +82,35 @@ def test_mcp_content_maps_to_its_acp_twin() -> None:
 def test_describe_error_looks_inside_exception_groups() -> None:
     error = ExceptionGroup("unhandled errors in a TaskGroup", [ConnectionError("refused")])
     assert describe_error(error) == "ConnectionError: refused"
+
+
+def test_servers_come_from_the_sessions_configuration(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The user's servers are read from the layers the core read as the session opened, not from the file again."""
+    from langacp.api import load_layers
+    from langacp_mcp.config import reads_project_file
+
+    user = tmp_path / "langacp" / "config.toml"
+    user.parent.mkdir()
+    user.write_text("[mcp.servers.a]\ncommand = '/bin/a'\n")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    project = tmp_path / "project"
+    project.mkdir()
+    layers = load_layers(str(project))
+    assert not reads_project_file(layers)  # no project file: nothing read per session
+    user.unlink()
+    assert [s.name for s in load_configured(str(project), [], layers).servers] == ["a"]
+
+
+def test_an_untrusted_projects_servers_are_read_as_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from langacp.api import load_layers
+    from langacp_mcp.config import reads_project_file
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("LANGACP_MCP_PROJECT_SERVERS", "1")
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / ".langacp.toml").write_text("[mcp.servers.p]\ncommand = '/bin/p'\nargs = ['allow']\n")
+    layers = load_layers(str(project))
+    assert reads_project_file(layers)  # the core's copy lost the "allow" argument: the plugin reads the file
+    [server] = load_configured(str(project), [], layers).servers
+    assert (server.name, server.args) == ("p", ("allow",))

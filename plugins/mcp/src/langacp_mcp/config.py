@@ -24,7 +24,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from langacp.api import PROJECT_FILE, ConfigFileError, project_config_path, read_config, user_config_path
+from langacp.api import (
+    PROJECT_FILE,
+    ConfigFileError,
+    ConfigLayers,
+    load_layers,
+    project_config_path,
+    read_config,
+    user_config_path,
+)
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -35,6 +43,7 @@ __all__ = [
     "ServerSpec",
     "base_environment",
     "load_configured",
+    "reads_project_file",
     "spec_from_acp",
     "user_config_path",
 ]
@@ -117,11 +126,28 @@ def spec_from_acp(server: Any) -> ServerSpec:
     raise ValueError(f"MCP server {name!r}: transport {kind!r} is not supported")
 
 
-def load_configured(cwd: str, client_servers: Sequence[Any]) -> Configured:
-    """The client's servers first, then the project's (if allowed) and the user's."""
+def reads_project_file(layers: ConfigLayers) -> bool:
+    """Whether :func:`load_configured` reads the project's file itself (blocking: call it in a thread).
+
+    It does for an untrusted project with an ``[mcp]`` table: its servers are taken as written
+    (they run only on the user's opt-in), not as the core restricted them.
+    """
+    return not layers.trusted and layers.project_error is None and "mcp" in layers.project
+
+
+def load_configured(cwd: str, client_servers: Sequence[Any], layers: ConfigLayers | None = None) -> Configured:
+    """The client's servers first, then the project's (if allowed) and the user's.
+
+    ``layers``: the session's configuration (``layers_for``), read here when not given.
+    """
     result = Configured()
-    user_path = user_config_path()
-    user = _read_mcp_table(user_path, result.problems)
+    layers = layers if layers is not None else load_layers(cwd)
+    user_path = layers.user_path or user_config_path()
+    if layers.user_error is not None:
+        result.problems.append(f"cannot read {layers.user_error}")
+        user: dict[str, Any] = {}
+    else:
+        user = _mcp_table(layers.user, user_path, result.problems)
     result.timeout = _timeout(user, result.problems)
     for server in client_servers:
         try:
@@ -133,8 +159,14 @@ def load_configured(cwd: str, client_servers: Sequence[Any]) -> Configured:
             result.problems.append(f"MCP server {spec.name!r} is listed twice; the first one is used")
         else:
             result.servers.append(spec)
-    project_path = project_config_path(cwd)
-    project = _read_mcp_table(project_path, result.problems) if project_path.is_file() else {}
+    project_path = layers.project_path or project_config_path(cwd)
+    if layers.project_error is not None:
+        result.problems.append(f"cannot read {layers.project_error}")
+        project: dict[str, Any] = {}
+    elif reads_project_file(layers):
+        project = _read_mcp_table(project_path, result.problems)
+    else:
+        project = _mcp_table(layers.project, project_path, result.problems)
     project_servers = _servers_table(project, project_path, result.problems)
     if project_servers:
         if _project_allowed(user):
@@ -155,6 +187,10 @@ def _read_mcp_table(path: Path, problems: list[str]) -> dict[str, Any]:
     except ConfigFileError as exc:
         problems.append(f"cannot read {exc}")
         return {}
+    return _mcp_table(data, path, problems)
+
+
+def _mcp_table(data: Mapping[str, Any], path: Path, problems: list[str]) -> dict[str, Any]:
     table = data.get("mcp", {})
     if not isinstance(table, dict):
         problems.append(f"{path}: [mcp] must be a table")

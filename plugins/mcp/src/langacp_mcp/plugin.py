@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from langacp.api import SessionContext, ToolCallInfo, hook_time_limit, hookimpl
+from langacp.api import SessionContext, ToolCallInfo, hook_time_limit, hookimpl, layers_for
 
 if TYPE_CHECKING:
     from acp.schema import AgentCapabilities
@@ -69,12 +70,16 @@ async def langacp_prompt_started(session: SessionContext, prompt: Any) -> None:
 @hookimpl
 async def langacp_session_tools(session: SessionContext) -> list[Any]:
     """Connect the session's MCP servers (the client's and the configured ones); return their tools."""
-    from langacp_mcp.config import load_configured
+    from langacp_mcp.config import load_configured, reads_project_file
 
     state = session.scratch(McpState)
     state.unused = False
 
-    configured = load_configured(session.cwd, session.mcp_servers)
+    layers = layers_for(session)  # read once for the session, off the event loop
+    if reads_project_file(layers):  # an untrusted project's [mcp] table as written: read in a thread
+        configured = await asyncio.to_thread(load_configured, session.cwd, session.mcp_servers, layers)
+    else:
+        configured = load_configured(session.cwd, session.mcp_servers, layers)
     failures: list[str] = []
     tools: list[Any] = []
     if configured.servers:  # the MCP SDK is imported only by sessions that have servers
