@@ -53,11 +53,23 @@ def _unknown(block: dict[str, Any]) -> list[Any]:
     return [update_agent_message(text_block(text))] if text else []
 
 
+_PLAIN = frozenset({"type", "text", "reasoning", "id", "index"})
+"""Keys of a text or reasoning block that holds nothing but its text."""
+
+
 def output_updates(block: dict[str, Any], session: SessionContext) -> list[Any]:
     """The updates that show ``block``, a content block of the model's answer."""
     from acp import update_agent_message, update_agent_thought
 
     kind = block.get("type")
+    if kind in ("text", "reasoning") and block.keys() <= _PLAIN:  # nothing but its text: the SDK's builders
+        text = block.get(kind)
+        if isinstance(text, str):
+            from acp import update_agent_message_text, update_agent_thought_text
+
+            if not text:
+                return []
+            return [update_agent_message_text(text) if kind == "text" else update_agent_thought_text(text)]
     refusal = refusal_text(block)
     if refusal is not None:
         from acp import text_block
