@@ -732,27 +732,31 @@ async def _store_session(url: str, turns: int) -> tuple[str, int]:
     return session_id, len(messages)
 
 
-async def _read_checkpoint(url: str, session_id: str, runs: int) -> tuple[float, float]:
-    """Median wall and CPU seconds of ``checkpointer.aget_tuple`` for the session's thread (the store opened once)."""
+async def _checkpoint_reads(
+    url: str, session_id: str, stack: contextlib.AsyncExitStack
+) -> Callable[[], Awaitable[tuple[float, float]]]:
+    """A function timing one ``checkpointer.aget_tuple`` of the session's thread: (wall, CPU) seconds.
+
+    The store is opened once (closed with ``stack``) and read once to warm it up.
+    """
     from langacp.stores import open_store
 
     store: Any = open_store(url)
     await store.aopen()
-    try:
-        config = {"configurable": {"thread_id": session_id, "checkpoint_ns": ""}}
-        await store.checkpointer.aget_tuple(config)  # warm-up
-        times, cpu = [], []
-        for _ in range(runs):
-            cpu_before = time.process_time()
-            start = time.perf_counter()
-            tup = await store.checkpointer.aget_tuple(config)
-            times.append(time.perf_counter() - start)
-            cpu.append(time.process_time() - cpu_before)
-            if tup is None:
-                raise BenchmarkError("the stored checkpoint is missing")
-        return statistics.median(times), statistics.median(cpu)
-    finally:
-        await store.aclose()
+    stack.push_async_callback(store.aclose)
+    config = {"configurable": {"thread_id": session_id, "checkpoint_ns": ""}}
+
+    async def read() -> tuple[float, float]:
+        cpu_before = time.process_time()
+        start = time.perf_counter()
+        tup = await store.checkpointer.aget_tuple(config)
+        wall, cpu = time.perf_counter() - start, time.process_time() - cpu_before
+        if tup is None:
+            raise BenchmarkError("the stored checkpoint is missing")
+        return wall, cpu
+
+    await read()
+    return read
 
 
 def cpu_clock(pid: int) -> int | None:
@@ -790,15 +794,18 @@ async def load_forms(
 
     Returns ``aget_tuple``'s median wall and CPU seconds and each form's runs. Each form loads a
     copy of the session of its own (a session is served by one process at a time), its agent
-    spawned once; the loads alternate between the forms. The agent's CPU time is read from its
+    spawned once; each run reads the checkpoint with ``aget_tuple`` in this process, then loads it
+    in each form, so the machine's load hits all alike. The agent's CPU time is read from its
     process CPU clock (every thread), so its share is measured apart from the client's parsing.
     """
     with tempfile.TemporaryDirectory(prefix="langacp-bench-") as tmp:
         url = f"sqlite://{Path(tmp) / 'sessions.db'}"
         sessions = {name: (await _store_session(url, LOAD_TURNS))[0] for name in forms}
-        checkpoint_s, checkpoint_cpu = await _read_checkpoint(url, next(iter(sessions.values())), max(runs, 5))
         times = {name: LoadTimes() for name in forms}
+        checkpoint_wall: list[float] = []
+        checkpoint_cpu: list[float] = []
         async with contextlib.AsyncExitStack() as stack:
+            read = await _checkpoint_reads(url, next(iter(sessions.values())), stack)
             agents = {}
             for name, (command, env) in forms.items():
                 client = _make_client()
@@ -809,6 +816,10 @@ async def load_forms(
                 await _prompt(conn, await _new_session(conn), "echo hi")  # the target imported, graph code warm
                 agents[name] = (conn, client, cpu_clock(process.pid))
             for run in range(runs + 1):  # the first load of each is a warm-up
+                gc.collect()
+                wall, cpu = await read()
+                checkpoint_wall.append(wall)
+                checkpoint_cpu.append(cpu)
                 for name, (conn, client, clock) in agents.items():
                     session_id = sessions[name]
                     client.updates.clear()
@@ -831,7 +842,7 @@ async def load_forms(
                         times[name].client_cpu.append(client_cpu)
                         if clock is not None:
                             times[name].agent_cpu.append(agent_cpu)
-        return checkpoint_s, checkpoint_cpu, times
+        return statistics.median(checkpoint_wall[1:]), statistics.median(checkpoint_cpu[1:]), times
 
 
 async def bench_load(sizes: Sizes, results: Results) -> None:
