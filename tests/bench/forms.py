@@ -636,7 +636,9 @@ async def measure_load(results: Results, forms: list[Form]) -> None:
         return
     print("session/load", file=sys.stderr, flush=True)
     store = ["--store", "memory"]
-    commands = {f.name: (f.command[:-2] if f.command[-2:] == store else f.command, f.env) for f in forms}
+    commands: dict[str, tuple[list[str] | None, dict[str, str]]] = {
+        f.name: (f.command[:-2] if f.command[-2:] == store else f.command, f.env) for f in forms
+    }
     runs = max(6, results.sizes.rounds * 2)
     results.load_checkpoint, results.load_checkpoint_cpu, results.load = await base.load_forms(commands, runs)
 
