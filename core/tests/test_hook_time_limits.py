@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -53,10 +54,7 @@ async def test_session_tools_have_their_own_limit_not_the_hook_timeout(monkeypat
     assert plugins.session_tools_timeout == 300
     assert await plugins.session_tools(SESSION) == ["tool of s"]  # 0.3 s > LANGACP_HOOK_TIMEOUT
     await plugins.session_created(SESSION)  # the other hooks keep LANGACP_HOOK_TIMEOUT
-    # Only the test plugin's entries: the core's own trust hook, reading config files on a cold
-    # start, may also run past 0.05 s.
-    mine = {key: count for key, count in plugins.failures.items() if key[0] == "slow"}
-    assert mine == {("slow", "langacp_session_created"): 1}
+    assert plugins.failures == {("slow", "langacp_session_created"): 1}  # the core's own hooks are not timed
 
 
 async def test_the_session_tools_limit_is_set_by_its_variable(
@@ -137,3 +135,26 @@ async def test_a_task_that_outlived_its_hook_cannot_move_a_finished_limit(monkey
     plugins = _plugins(monkeypatch, Spawns())
     assert await plugins.session_tools(SESSION) == ["tool"]
     await asyncio.wait_for(started[0], 5)  # raises if hook_time_limit did
+
+
+async def test_the_core_s_own_hooks_are_not_cut_off_by_the_plugin_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A tiny ``LANGACP_HOOK_TIMEOUT``: the user still hears what the project's file may not do; a plugin is cut off."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    (tmp_path / ".langacp.toml").write_text('[permissions.kinds]\n"*" = "allow"\nread = "ask"\n')
+    sent: list[Any] = []
+
+    async def send_update(update: Any) -> None:  # a client reading its pipe slowly: the write waits
+        await asyncio.sleep(0.2)
+        sent.append(update)
+
+    session = SessionContext(session_id="s", cwd=str(tmp_path), send_update=send_update)
+    plugins = _plugins(monkeypatch, SlowTools(5), LANGACP_HOOK_TIMEOUT="0.01")
+    await asyncio.wait_for(plugins.session_created(session), 4)
+    assert plugins.failures == {("slow", "langacp_session_created"): 1}
+    [notice] = [update.content.text for update in sent]
+    assert "configuration not applied" in notice and '.langacp.toml: permissions.kinds.* = "allow"' in notice
+    from langacp.trust import layers_for
+
+    assert layers_for(session).project == {"permissions": {"kinds": {"read": "ask"}}}  # only what tightens

@@ -14,8 +14,9 @@ the next implementation and, at the end, to the core's ``trylast`` default; a co
 notification goes on without it. An awaitable a hook returns is awaited under the same guard,
 with a time limit (``LANGACP_HOOK_TIMEOUT`` seconds, default 60; for ``langacp_session_tools``,
 which may start servers, ``LANGACP_SESSION_TOOLS_TIMEOUT``, default 300) except for the hooks
-that wait for the user. An implementation whose work has its own configured limit (an MCP
-server's start-up timeout) sets its limit with :func:`hook_time_limit`. The limit is the
+that wait for the user and the core's own implementations. An implementation whose work has
+its own configured limit (an MCP server's start-up timeout) sets its limit with
+:func:`hook_time_limit`. The limit is the
 awaiting request's own: a slow hook holds up its session, never another one. A plugin's import
 runs with ``sys.stdout`` pointed at stderr: stdout is the protocol.
 """
@@ -262,7 +263,7 @@ class Plugins:
                 self.pm.unregister(name=name)
         for name, module in self._defaults:
             self.pm.register(module, name=name)
-            self._isolate(module)
+            self._isolate(module, builtin=True)
         version = _version("langacp")
         self.records = [r for r in self.records if r.status != "builtin"]
         self.records[:0] = [
@@ -361,23 +362,29 @@ class Plugins:
 
     # -- isolation ---------------------------------------------------------------------------
 
-    def _isolate(self, plugin: object) -> None:
-        """Wrap each of ``plugin``'s hook implementations so that a failure skips it (see the module doc)."""
+    def _isolate(self, plugin: object, *, builtin: bool = False) -> None:
+        """Wrap each of ``plugin``'s hook implementations so that a failure skips it (see the module doc).
+
+        The core's own implementations (``builtin``) are isolated too, but never timed: the plugin
+        time limit is for third-party code, and a tiny ``LANGACP_HOOK_TIMEOUT`` must not skip the
+        core's own work (telling the user which project settings were ignored).
+        """
         for caller in self.pm.get_hookcallers(plugin) or []:
             for impl in caller.get_hookimpls():
                 if impl.plugin is plugin and not (impl.wrapper or impl.hookwrapper):
                     # pluggy calls ``impl.function``; replacing it keeps its order and firstresult.
-                    setattr(impl, "function", self._guarded(impl.function, impl.plugin_name, caller.name))  # noqa: B010
+                    guarded = self._guarded(impl.function, impl.plugin_name, caller.name, timed=not builtin)
+                    setattr(impl, "function", guarded)  # noqa: B010
 
-    def _time_limit(self, hook: str) -> tuple[float | None, str]:
+    def _time_limit(self, hook: str, timed: bool = True) -> tuple[float | None, str]:
         """The limit on a hook's awaitables, and the variable that sets it."""
-        if hook in UNTIMED_HOOKS:
+        if hook in UNTIMED_HOOKS or not timed:
             return None, ""
         if hook == "langacp_session_tools":
             return self.session_tools_timeout, SESSION_TOOLS_TIMEOUT_ENV
         return self.hook_timeout, HOOK_TIMEOUT_ENV
 
-    def _guarded(self, function: Callable[..., Any], plugin: str, hook: str) -> Callable[..., Any]:
+    def _guarded(self, function: Callable[..., Any], plugin: str, hook: str, *, timed: bool) -> Callable[..., Any]:
         failed = _FAILED_RESULT.get(hook)
 
         def guarded(*args: Any) -> Any:
@@ -390,13 +397,15 @@ class Plugins:
                 return failed
             if result is None or type(result) in _PLAIN_RESULTS or not inspect.isawaitable(result):
                 return result
-            return self._guarded_await(result, plugin, hook, failed)
+            return self._guarded_await(result, plugin, hook, failed, timed)
 
         guarded.__wrapped__ = function  # type: ignore[attr-defined]
         return guarded
 
-    async def _guarded_await(self, awaitable: Awaitable[Any], plugin: str, hook: str, failed: Any) -> Any:
-        timeout, variable = self._time_limit(hook)
+    async def _guarded_await(
+        self, awaitable: Awaitable[Any], plugin: str, hook: str, failed: Any, timed: bool = True
+    ) -> Any:
+        timeout, variable = self._time_limit(hook, timed)
         # asyncio.timeout, not wait_for: the implementation runs in the awaiting task (the request's
         # own, so a slow one holds up only its session) and can move its deadline (hook_time_limit).
         running: _RunningLimit | None = None
