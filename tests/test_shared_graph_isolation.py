@@ -6,7 +6,8 @@ graph, each session's own model, middleware and tools bound to it while its turn
 factory form with the plugins whose contributions are made per session (client-tools' tools in
 the session's directory, modes' middleware and ``switch_mode``, titles' ``set_session_title``,
 the core's tool guard) serves several sessions whose turns run at the same time: each reads its
-own directory, writes only where its own mode lets it, and names only itself.
+own directory, writes and edits only where its own mode lets it, names only itself and switches
+only its own mode.
 """
 
 from __future__ import annotations
@@ -32,6 +33,12 @@ def _results(agent: ServedAgent, session_id: str) -> list[str]:
     ]
 
 
+def _allow(request: Any) -> str:
+    """Allow always; a mode switch the agent asks for is allowed too (its options are switch / stay)."""
+    kinds = {option.kind: option.option_id for option in request.options}
+    return str(kinds.get("allow_always") or kinds["allow_once"])
+
+
 async def _turn(agent: ServedAgent, session_id: str, text: str) -> str:
     return await agent.prompt(session_id, text)
 
@@ -45,7 +52,7 @@ async def test_concurrent_sessions_of_a_shared_graph_keep_their_own_objects(tmp_
         work.mkdir()
         (work / "note.txt").write_text(f"the note of session {i}\n")
         dirs.append(work)
-    client = EditorClient(answer="allow_always", fs=False, terminal=False)
+    client = EditorClient(answer=_allow, fs=False, terminal=False)
     env = {"XDG_CONFIG_HOME": str(config_home)}
     async with serve_in_process(TARGET, plugins=PLUGINS, client=client, env=env, cwd=dirs[0]) as agent:
         await agent.initialize()
@@ -78,10 +85,20 @@ async def test_concurrent_sessions_of_a_shared_graph_keep_their_own_objects(tmp_
             sid: [u.title for u in agent.client.of(sid) if u.session_update == "session_info_update" and u.title]
             for sid in sids
         }
+        # Every session's tools are copies of one per-process template, each with its own session's function.
+        edit = 'tool edit_file {{"path": "out.txt", "old_string": "from {0}", "new_string": "edited by {0}"}}'
+        edits = await asyncio.gather(*(_turn(agent, sid, edit.format(i)) for i, sid in enumerate(sids[:3])))
+        assert edits == ["end_turn"] * 3
+        switch = 'tool switch_mode {"mode_id": "readonly", "reason": "test"}'
+        switches = await asyncio.gather(*(_turn(agent, sid, switch) for sid in sids[:2]))
+        assert switches == ["end_turn"] * 2
+        modes = [live[sid].context.mode_id for sid in sids]
 
-    # Each write landed in its own session's directory; the read-only session wrote nothing.
+    # Each write and edit landed in its own session's directory; the read-only session wrote nothing.
     for i in (0, 1, 2):
-        assert (dirs[i] / "out.txt").read_text() == f"from {i}"
+        assert (dirs[i] / "out.txt").read_text() == f"edited by {i}"
+    # Each switch_mode call switched its own session only.
+    assert modes == ["readonly", "readonly", "agentic", "readonly"]
     assert not (dirs[3] / "out.txt").exists()
     assert any("did not run" in out for out in _results(agent, sids[3]))
     # Each session was named by its own turn, and only by it (the read-only mode keeps the tool from running).

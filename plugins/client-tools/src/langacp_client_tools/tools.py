@@ -121,21 +121,23 @@ class ClientTools:
         return made
 
 
-_SCHEMAS: dict[str, Any] = {}
-"""Argument schemas by tool name: derived from the methods' signatures, the same for every session.
-Deriving one builds a pydantic model (milliseconds), so it is done once per process, not per session."""
+_TEMPLATES: dict[tuple[str, str, tuple[tuple[str, Any], ...]], StructuredTool] = {}
+"""Each tool as first made, holding no session's function: later sessions get a copy with their own.
+``from_function`` derives the argument schema from the method's signature (a pydantic model,
+milliseconds) and inspects it again each time; a copy of the template is a shallow ``model_copy``."""
 
 
 def _tool(coroutine: Any, name: str, description: str, **kwargs: Any) -> StructuredTool:
+    key = (name, description, tuple(sorted(kwargs.items())))
+    template = _TEMPLATES.get(key)
+    if template is not None:
+        return template.model_copy(update={"coroutine": coroutine})
     made = StructuredTool.from_function(
-        coroutine=coroutine,
-        name=name,
-        description=description,
-        handle_tool_error=True,
-        args_schema=_SCHEMAS.get(name),
-        **kwargs,
+        coroutine=coroutine, name=name, description=description, handle_tool_error=True, **kwargs
     )
-    _SCHEMAS.setdefault(name, made.args_schema)
+    _TEMPLATES[key] = made.model_copy(update={"coroutine": None})
+    if len(_TEMPLATES) > 32:  # descriptions follow the settings (timeouts): a few variants at most
+        _TEMPLATES.pop(next(iter(_TEMPLATES)))
     return made
 
 

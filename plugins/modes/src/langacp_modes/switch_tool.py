@@ -33,22 +33,23 @@ def make_switch_tool(session: SessionContext) -> BaseTool:
         return f"The user switched the session to {current_mode(session).name} mode."
 
     modes = ", ".join(f"{m.id} ({m.description or m.name})" for m in state_of(session).config.modes.values())
-    tool = StructuredTool.from_function(
-        coroutine=run,
-        name=SWITCH_TOOL,
-        description=(
-            "Ask the user to switch the session to another mode; it changes only if the user agrees. "
-            f"Modes: {modes}. Give the reason (for example the plan to carry out)."
-        ),
-        args_schema=_SCHEMA.get(SWITCH_TOOL),
+    description = (
+        "Ask the user to switch the session to another mode; it changes only if the user agrees. "
+        f"Modes: {modes}. Give the reason (for example the plan to carry out)."
     )
-    _SCHEMA.setdefault(SWITCH_TOOL, tool.args_schema)
+    template = _TEMPLATES.get(description)
+    if template is not None:  # a shallow copy with this session's function: no schema derived, nothing inspected
+        return template.model_copy(update={"coroutine": run})
+    tool = StructuredTool.from_function(coroutine=run, name=SWITCH_TOOL, description=description)
+    _TEMPLATES[description] = tool.model_copy(update={"coroutine": None})
+    if len(_TEMPLATES) > 16:  # one per set of modes (the configuration files): a few at most
+        _TEMPLATES.pop(next(iter(_TEMPLATES)))
     return tool
 
 
-_SCHEMA: dict[str, Any] = {}
-"""The tool's argument schema, derived once: ``run``'s signature is the same in every session, and
-deriving it builds a pydantic model (milliseconds per session otherwise)."""
+_TEMPLATES: dict[str, BaseTool] = {}
+"""The tool as first made for a set of modes, holding no session's function: later sessions get a
+copy with their own (``from_function`` derives the argument schema, a pydantic model, each time)."""
 
 
 def refusal(session: SessionContext, mode_id: Any) -> str | None:

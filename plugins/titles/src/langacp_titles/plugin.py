@@ -56,12 +56,15 @@ def langacp_session_tools(session: SessionContext) -> list[Any]:
         await set_title(session, clean, "agent")
         return f"The session is now titled {clean!r}."
 
-    made = StructuredTool.from_function(coroutine=set_session_title, name=TOOL_NAME, args_schema=_SCHEMA.get(TOOL_NAME))
-    _SCHEMA.setdefault(TOOL_NAME, made.args_schema)  # the same for every session; deriving it costs milliseconds
+    global _TEMPLATE
+    if _TEMPLATE is not None:  # a shallow copy with this session's function: no schema derived, nothing inspected
+        return [_TEMPLATE.model_copy(update={"coroutine": set_session_title})]
+    made = StructuredTool.from_function(coroutine=set_session_title, name=TOOL_NAME)
+    _TEMPLATE = made.model_copy(update={"coroutine": None})  # the same for every session but the function
     return [made]
 
 
-_SCHEMA: dict[str, Any] = {}
+_TEMPLATE: Any = None
 
 
 @hookimpl
