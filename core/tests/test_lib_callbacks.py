@@ -110,8 +110,16 @@ async def test_callback_handler_reports_a_hand_built_graph_as_the_server_does(
     assert library_steps == server_steps
     think, add, fail, long, tools, _error = library_steps
     assert [u["sessionUpdate"] for u in think] == ["agent_thought_chunk", "agent_message_chunk"]
-    assert [u.get("status") for u in add[:4]] == ["pending", None, "in_progress", "completed"]
-    assert add[1]["rawInput"] == {"a": 2, "b": 3} and add[3]["rawOutput"] == "5"
+    # Three updates per streamed call: announced from its first chunk (no arguments yet), the
+    # arguments with in_progress, the result.
+    assert [(u["sessionUpdate"], u.get("status")) for u in add] == [
+        ("tool_call", "pending"),
+        ("tool_call_update", "in_progress"),
+        ("tool_call_update", "completed"),
+        ("agent_message_chunk", None),
+    ]
+    assert "rawInput" not in add[0] and add[1]["rawInput"] == {"a": 2, "b": 3} and add[2]["rawOutput"] == "5"
+    assert (add[1]["title"], add[1]["kind"]) == ("add", "other")
     assert any(u.get("status") == "failed" and "boom" in json.dumps(u) for u in fail)
     assert long[-1]["content"]["text"] == "".join(f"w{i} " for i in range(40))
-    assert len([u for u in tools if u.get("status") == "completed"]) == 3
+    assert [u.get("status") for u in tools] == ["pending", "in_progress", "completed"] * 3 + [None]

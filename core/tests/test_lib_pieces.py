@@ -49,15 +49,19 @@ class Conn:
         self.updates: list[Any] = []
         self.notifications: list[tuple[str, dict[str, Any]]] = []
         self.permission_requests: list[Any] = []
+        self.sent: list[Any] = []
+        """Updates and permission requests, in the order they were sent."""
 
     async def session_update(self, session_id: str, update: Any, **_: Any) -> None:
         self.updates.append(update)
+        self.sent.append(update)
 
     async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
         self.notifications.append((method, params))
 
     async def request_permission(self, session_id: str, tool_call: Any, options: Any, **_: Any) -> Any:
         self.permission_requests.append(tool_call)
+        self.sent.append(tool_call)
         return RequestPermissionResponse(outcome=AllowedOutcome(outcome="selected", option_id="allow_once"))
 
     def kinds(self) -> list[str]:
@@ -147,6 +151,27 @@ async def test_permission_middleware_asks_through_the_client(tmp_path: Path) -> 
     _stop, state = await turn(conn, "s1", graph, 'tool add {"a": 1, "b": 2}')
     assert [c.title for c in conn.permission_requests] == ["add"]
     assert state["messages"][-1].text == "done: 3"
+
+
+async def test_a_streamed_call_shows_its_arguments_before_the_permission_request(tmp_path: Path) -> None:
+    """With the callback handler the call is announced from its first chunk; asked about, it gets its
+    arguments first, then the request, then ``in_progress`` and the result."""
+    conn = Conn()
+    await open_session(conn, "s1", str(tmp_path), plugins=plugins(AskForAdd()))
+    graph = agent(conn, ACPSessionMiddleware(conn), ACPPermissionMiddleware(conn), ACPToolMiddleware(conn))
+    await turn(conn, "s1", graph, 'tool add {"a": 1, "b": 2}', callbacks=[ACPCallbackHandler(conn)])
+    sent = [
+        (getattr(u, "session_update", "request"), u.status, u.raw_input)
+        for u in conn.sent
+        if getattr(u, "session_update", "request") in ("tool_call", "tool_call_update", "request")
+    ]
+    assert sent == [
+        ("tool_call", "pending", None),
+        ("tool_call_update", None, {"a": 1, "b": 2}),
+        ("request", None, {"a": 1, "b": 2}),
+        ("tool_call_update", "in_progress", None),
+        ("tool_call_update", "completed", None),
+    ]
 
 
 async def test_permission_middleware_interrupt_form_resumes_with_decisions(tmp_path: Path) -> None:

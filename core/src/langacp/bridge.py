@@ -269,6 +269,10 @@ class _ToolState:
     call: ToolCallInfo
     status: str = "pending"
     has_args: bool = False
+    held: dict[str, Any] | None = None
+    """Arguments known and not sent yet: the call described with them (title, kind, locations, start
+    content, as the hooks said when the arguments arrived), sent with ``in_progress`` or on their own
+    (:meth:`TurnReporter.show_arguments`)."""
 
 
 class TurnReporter:
@@ -276,8 +280,22 @@ class TurnReporter:
 
     The server's :class:`TurnRunner` feeds it from ``astream``; the library pieces
     (``langacp.lib``: middleware and callback handler) feed it from inside the graph. Each
-    tool call is reported once per stage (``pending`` → arguments → ``in_progress`` → result),
-    however many sources tell about it.
+    tool call is reported once per stage, however many sources tell about it, by fixed rules
+    (never by timing):
+
+    1. ``tool_call`` ``pending`` when the call is first seen: with ``rawInput`` and the start
+       content when its arguments are complete then (a message that was not streamed, a
+       chunk that is the whole message), without them when it comes from the first streamed
+       chunk of the call (the editor shows the card while the arguments stream);
+    2. ``tool_call_update`` ``in_progress`` when the tool starts, carrying the arguments
+       (``rawInput``, title, kind, locations, start content) if step 1 did not;
+    3. ``tool_call_update`` ``completed`` / ``failed`` with the result.
+
+    Arguments learnt after step 1 are held for step 2 and sent on their own
+    (:meth:`show_arguments`) before anything the client must see them for first: a
+    permission request for the call (``SessionContext.request_permission``), an interrupt,
+    the end of the turn (cancelled, failed, capped or not), a result of a call that never
+    started (a refused call, a remote graph without a start event).
     """
 
     def __init__(self, plugins: Plugins, session: SessionContext, sink: UpdateSink) -> None:
@@ -364,14 +382,42 @@ class TurnReporter:
     # -- tool call lifecycle -------------------------------------------------------------------
 
     def tool_started(self, call_id: str, name: str, args: dict[str, Any] | None) -> None:
-        """A tool begins to run: report ``in_progress`` (announcing the call first if needed)."""
+        """A tool begins to run: report ``in_progress``, with held arguments (announcing the call first if needed)."""
         from acp import update_tool_call
 
         self.announce(call_id, name, args)
         state = self.tools.get(call_id)
         if state is not None and state.status == "pending":
             state.status = "in_progress"
-            self.sink.put(update_tool_call(call_id, status="in_progress"))
+            if state.held is not None:
+                described, state.held = state.held, None
+                self.sink.put(update_tool_call(call_id, status="in_progress", raw_input=state.call.args, **described))
+            else:
+                self.sink.put(update_tool_call(call_id, status="in_progress"))
+
+    def show_arguments(self, call_id: str | None = None, args: dict[str, Any] | None = None) -> None:
+        """Send held arguments now, on their own: of call ``call_id`` (learning ``args`` for it if
+        they are not known yet), or of every call when ``call_id`` is ``None``.
+
+        For whatever must not reach the client before it has seen a call's arguments: a
+        permission request, an interrupt, the end of the turn, the result of a call that
+        never started. A call never announced is left alone.
+        """
+        from acp import update_tool_call
+
+        if call_id is None:
+            states = list(self.tools.items())
+        else:
+            found = self.tools.get(call_id)
+            if found is None:
+                return
+            if args is not None and not found.has_args:
+                self.announce(call_id, found.call.name, args)
+            states = [(call_id, found)]
+        for held_id, state in states:
+            if state.held is not None:
+                described, state.held = state.held, None
+                self.sink.put(update_tool_call(held_id, raw_input=state.call.args, **described))
 
     def pending_calls(self) -> list[ToolCallInfo]:
         """Tool calls announced to the client and not started, in order."""
@@ -384,7 +430,8 @@ class TurnReporter:
         return described
 
     def announce(self, call_id: str, name: str, args: dict[str, Any] | None) -> None:
-        """Report a tool call: ``tool_call`` the first time, ``tool_call_update`` once args are known."""
+        """Report a tool call: ``tool_call`` the first time (with ``args`` if known); arguments
+        learnt later are held for ``in_progress`` (see :meth:`show_arguments`)."""
         from acp import start_tool_call, update_tool_call
 
         if not call_id:
@@ -404,7 +451,12 @@ class TurnReporter:
         elif args is not None and not state.has_args:
             state.call = ToolCallInfo(call_id, name or state.call.name, dict(args))
             state.has_args = True
-            self.sink.put(update_tool_call(call_id, raw_input=args, **self._describe(state.call)))
+            # Described now, not when sent: the hooks see the call when its arguments arrive,
+            # before the tool runs (an edit's start content reads the file it will change).
+            if state.status == "pending":
+                state.held = self._describe(state.call)
+            else:  # it started before its arguments were known: they cannot wait for in_progress
+                self.sink.put(update_tool_call(call_id, raw_input=args, **self._describe(state.call)))
 
     def finish_tool(self, message: ToolMessage) -> None:
         """A tool produced ``message``: report ``completed`` / ``failed`` with the result's content."""
@@ -417,6 +469,7 @@ class TurnReporter:
             state = self.tools[call_id]
         if state.status in ("completed", "failed"):
             return
+        self.show_arguments(call_id)  # a call that never started (refused, no start event)
         state.status = "failed" if message.status == "error" else "completed"
         content = self.plugins.tool_result_content(state.call, message, self.session)
         self.sink.put(
@@ -431,6 +484,7 @@ class TurnReporter:
 
         for call_id, state in self.tools.items():
             if state.status not in ("completed", "failed"):
+                self.show_arguments(call_id)
                 state.status = "failed"
                 self.sink.put(update_tool_call(call_id, status="failed", content=[tool_content(text_block(reason))]))
 
@@ -464,6 +518,7 @@ class TurnRunner(TurnReporter):
                     self._on_tool_event(data)
             if not interrupts:
                 return
+            self.show_arguments()  # the client sees what the paused calls are before anyone is asked
             resume = self.plugins.resume_interrupt(self.session, interrupts)
             if resume is None:
                 # Nobody can answer: the calls waiting on it did not run, and the turn is over

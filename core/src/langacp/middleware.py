@@ -60,10 +60,14 @@ class ToolGuardMiddleware(AgentMiddleware):  # type: ignore[type-arg]
         handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command[Any]]],
     ) -> ToolMessage | Command[Any]:
         call = ToolCallInfo.from_tool_call(request.tool_call)
+        runner = running_turn(self.session)
+        if runner is not None:
+            # The turn knows the call's arguments from here on, whether or not the graph's stream
+            # has told it yet: a cancel during the checks below still shows them.
+            runner.announce(call.tool_call_id, call.name, call.args)
         refused = await permission_refusal(self.plugins, self.session, call, getattr(request, "tool", None))
         if refused is not None:
             return refused
-        runner = running_turn(self.session)
         if runner is not None:
             runner.tool_started(call.tool_call_id, call.name, call.args)
         return await run_contained(call, handler, request)

@@ -129,12 +129,14 @@ async def end_turn(
 ) -> PromptResponse:
     """Finish a turn: returns the prompt's response (stop reason, usage), after every update of the turn was sent.
 
-    A cancelled or failed turn marks its open tool calls failed and, given the ``graph`` and
-    its ``config``, repairs the thread for the next turn.
+    Arguments still held for a call's ``in_progress`` are sent. A cancelled or failed turn
+    marks its open tool calls failed and, given the ``graph`` and its ``config``, repairs the
+    thread for the next turn.
     """
     from langacp.bridge import CANCELLED_TEXT, repair_thread
 
     outcome = reporter.outcome
+    reporter.show_arguments()  # calls that never started (the turn ended first) still show what they were
     if outcome.cancelled or outcome.error is not None:
         reason = CANCELLED_TEXT if outcome.cancelled else f"Failed: {outcome.error}"
         reporter.close_open_tools(reason)

@@ -180,10 +180,12 @@ class SessionContext:
         ``tool_call`` is an ``acp.schema.ToolCallUpdate``, ``options`` are ``PermissionOption`` s.
         :class:`PromptCancelled` when the client answers ``cancelled`` (the turn then ends as
         cancelled); ``RuntimeError`` when the session has no client, ``ValueError`` for an answer
-        that is neither.
+        that is neither. The running turn's updates are sent first, the call's arguments among
+        them, so the request never reaches the client before what it shows of the call.
         """
         if self.client is None:
             raise RuntimeError(f"session {self.session_id} has no client to ask")
+        await self._show_call(tool_call)
         response = await self.client.request_permission(
             session_id=self.session_id, tool_call=tool_call, options=list(options)
         )
@@ -194,6 +196,19 @@ class SessionContext:
         if getattr(outcome, "outcome", None) != "selected" or not isinstance(chosen, str):
             raise ValueError(f"not an answer to a permission request: {response!r:.200}")
         return chosen
+
+    async def _show_call(self, tool_call: Any) -> None:
+        """Before asking about ``tool_call``: its held arguments, then every queued update of the turn, sent."""
+        from langacp.running import running_turn
+
+        reporter = running_turn(self)
+        if reporter is None:
+            return
+        call_id = getattr(tool_call, "tool_call_id", None)
+        raw_input = getattr(tool_call, "raw_input", None)
+        if isinstance(call_id, str):
+            reporter.show_arguments(call_id, raw_input if isinstance(raw_input, dict) else None)
+        await reporter.sink.flush()
 
     def saved_data(self) -> dict[str, Any]:
         """``stored`` with the current value of every :meth:`data` object: what the core saves."""

@@ -87,6 +87,22 @@ async def test_model_call_limit_default_and_environment(tmp_path: Path) -> None:
         assert len(agent.client.of(sid, "tool_call")) == 2
 
 
+async def test_the_limit_stops_between_calls_and_every_call_was_shown_whole() -> None:
+    """The limit ends the turn before a model call: no call is left announced without its arguments."""
+    async with served(env={"LANGACP_MAX_MODEL_CALLS": "2"}) as agent:
+        sid = await agent.start()
+        assert await agent.prompt(sid, "tools 5") == "max_turn_requests"
+        calls = [u for u in agent.client.of(sid) if u.session_update in ("tool_call", "tool_call_update")]
+        assert [(u.session_update, u.status, u.raw_input) for u in calls] == [
+            ("tool_call", "pending", None),
+            ("tool_call_update", "in_progress", {"a": 0, "b": 1}),
+            ("tool_call_update", "completed", None),
+            ("tool_call", "pending", None),
+            ("tool_call_update", "in_progress", {"a": 1, "b": 1}),
+            ("tool_call_update", "completed", None),
+        ]
+
+
 @pytest.mark.parametrize(
     ("kind", "code", "said", "data"),
     [

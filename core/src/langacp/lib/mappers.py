@@ -115,6 +115,7 @@ async def resume_interrupts(conn: Any, session_id: str, interrupts: Sequence[Any
     ``session/request_permission``: approve, or reject with the reason.
     """
     session = get_session(conn, session_id)
+    current_turn(session).show_arguments()  # the client sees what the paused calls are before anyone is asked
     resume = session.plugins.resume_interrupt(session.context, interrupts)
     if resume is None:
         from langacp.bridge import NO_RESUME_TEXT
