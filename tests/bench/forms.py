@@ -4,6 +4,7 @@ Run from the repository root (``nox -s bench`` runs it)::
 
     python tests/bench/forms.py [--quick] [--rounds N] [--json PATH] [--no-peers]
                                 [--base DIR] [--env lean|dev] [--record] [--compare [REF]] [--only-load]
+                                [--rows KEY,...]
 
 Every row is measured for these **forms**, interleaved round by round (bare, graph, factory,
 peers, in a rotating order) so that what else the shared machine does hits them alike; each
@@ -66,6 +67,9 @@ Rows (``×`` = served / bare unless said otherwise):
   (its process CPU clock, every thread) during the load against ``aget_tuple``'s CPU time, and
   the bench client's own CPU time (the SDK's client side parsing the replay). The forms' loads
   alternate (``--only-load``: only this row).
+
+``--rows tools,concurrent`` measures only those rows (keys: stream, tools, concurrent, cold,
+new, rss, closed_kb, load), for a quicker before/after of one change; it cannot be recorded.
 
 ``--record`` writes the ratios to ``tests/bench/baseline.json`` and the table into
 ``docs/benchmarks.md`` (with the date and the machine). ``--compare`` fails (exit 2) when a
@@ -136,6 +140,15 @@ class Row:
     higher_is_better: bool
     """For the ratio: throughput rows (bare time / served time) vs time and memory rows (served / bare)."""
     goal: str
+
+
+ONLY: set[str] | None = None
+"""The rows to measure (``--rows``); ``None``: every row."""
+ROW_KEYS = ("stream", "tools", "concurrent", "cold", "new", "rss", "closed_kb", "load")
+
+
+def wanted(key: str) -> bool:
+    return ONLY is None or key in ONLY
 
 
 def rows(sizes: Sizes) -> list[Row]:
@@ -337,7 +350,7 @@ async def measure_served(form: Form, sizes: Sizes, skip: set[str]) -> dict[str, 
     timeout = None if form.langacp else PEER_ROW_TIMEOUT
 
     async def step(key: str, work: Any) -> None:
-        if key in skip:
+        if key in skip or not (wanted(key) or (key == "new" and wanted("rss"))):
             work.close()
             return
         try:
@@ -404,9 +417,12 @@ async def measure_served(form: Form, sizes: Sizes, skip: set[str]) -> dict[str, 
 async def measure_bare(sizes: Sizes, python: str) -> dict[str, float]:
     """The bare graph's rows, each in a fresh process of ``python`` (the environment langacp is served from)."""
     out: dict[str, float] = {}
-    out["cold"], out["cold_cpu"] = await spawn_and_import(python, "langacp.testing.agent")
-    out.update(json.loads(await _child(python, "--bare-probe", json.dumps(sizes.__dict__))))
-    out["rss"] = float(await _child(python, "--bare-rss", str(sizes.rss_sessions)))
+    if wanted("cold"):
+        out["cold"], out["cold_cpu"] = await spawn_and_import(python, "langacp.testing.agent")
+    rows_arg = ["--rows", ",".join(sorted(ONLY))] if ONLY is not None else []
+    out.update(json.loads(await _child(python, "--bare-probe", json.dumps(sizes.__dict__), *rows_arg)))
+    if wanted("rss"):
+        out["rss"] = float(await _child(python, "--bare-rss", str(sizes.rss_sessions)))
     return out
 
 
@@ -467,11 +483,17 @@ def bare_probe(spec: str) -> None:
     async def go() -> None:
         inproc = base.InProcess(YIELD)
         await inproc.stream(10)
-        out = {"stream": await inproc.stream(sizes.stream), "tools": await inproc.tools(sizes.tools)}
-        t0 = time.perf_counter()
-        await asyncio.gather(*(inproc.stream(sizes.session_tokens) for _ in range(sizes.sessions)))
-        out["concurrent"] = time.perf_counter() - t0
-        out["new"] = _compile_time(sizes.session_news)
+        out: dict[str, float] = {}
+        if wanted("stream"):
+            out["stream"] = await inproc.stream(sizes.stream)
+        if wanted("tools"):
+            out["tools"] = await inproc.tools(sizes.tools)
+        if wanted("concurrent"):
+            t0 = time.perf_counter()
+            await asyncio.gather(*(inproc.stream(sizes.session_tokens) for _ in range(sizes.sessions)))
+            out["concurrent"] = time.perf_counter() - t0
+        if wanted("new"):
+            out["new"] = _compile_time(sizes.session_news)
         print(json.dumps(out))
 
     asyncio.run(go())
@@ -622,9 +644,10 @@ async def run(
             gc.collect()
         results.rounds.append(round_values)
     print("closed-session probe", file=sys.stderr, flush=True)
-    for name, attr in () if only_load else (("graph", "graph"), ("factory", "agent")):
+    for name, attr in () if only_load or not wanted("closed_kb") else (("graph", "graph"), ("factory", "agent")):
         results.closed_kb[name] = await closed_kb(attr, sizes.rss_sessions, main)
-    await measure_load(results, [f for f in forms if f.name in ("factory", "factory@base")])
+    if wanted("load"):
+        await measure_load(results, [f for f in forms if f.name in ("factory", "factory@base")])
     return results
 
 
@@ -827,6 +850,15 @@ def byte_compile(trees: list[Path]) -> None:
             compileall.compile_dir(str(src), quiet=1)
 
 
+def _only_rows(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """``--rows``: set :data:`ONLY`."""
+    global ONLY
+    if args.rows:
+        ONLY = set(args.rows.split(","))
+        if ONLY - set(ROW_KEYS) or args.record:
+            parser.error(f"--rows takes {', '.join(ROW_KEYS)} and cannot be recorded")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, one round (a smoke run)")
@@ -847,10 +879,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--compare", nargs="?", const="", metavar="REF", help="fail if a ratio is >10%% worse than recorded (at REF)"
     )
+    parser.add_argument("--rows", metavar="KEY,...", help=f"measure only these rows ({', '.join(ROW_KEYS)})")
     parser.add_argument("--bare-rss", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--bare-probe", help=argparse.SUPPRESS)
     parser.add_argument("--closed-probe", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    _only_rows(parser, args)
     if args.only_load and (args.record or args.compare is not None):
         parser.error("--only-load measures one row: it cannot --record or --compare")
     if args.bare_rss:
