@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import sqlite3
 import uuid
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -80,3 +82,35 @@ async def test_adjacent_text_parts_of_a_message_are_replayed_as_one_update(store
         agent.client.updates.clear()
         assert await agent.prompt(session_id, "echo again") == "end_turn"
         assert agent.client.text(session_id) == "again"
+
+
+async def test_a_load_that_changes_nothing_does_not_rewrite_the_record(store_url: str, tmp_path: Path) -> None:
+    session_id = await _store(store_url, tmp_path, [HumanMessage("echo hi"), AIMessage("hi")])
+    database = store_url.removeprefix("sqlite://")
+    with closing(sqlite3.connect(database)) as db, db:  # counts the writes of session records
+        db.executescript(
+            "CREATE TABLE record_writes (session_id TEXT);"
+            "CREATE TRIGGER counted AFTER UPDATE ON langacp_sessions "
+            "BEGIN INSERT INTO record_writes VALUES (new.session_id); END;"
+        )
+
+    def writes() -> int:
+        with closing(sqlite3.connect(database)) as db:
+            return int(db.execute("SELECT count(*) FROM record_writes").fetchone()[0])
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    async with serve(args=["--store", store_url]) as agent:
+        await agent.initialize()
+        for cwd, expected in ((tmp_path, 1), (tmp_path, 1), (tmp_path, 1), (elsewhere, 2)):
+            agent.client.updates.clear()
+            await agent.conn.load_session(cwd=str(cwd), session_id=session_id, mcp_servers=[])
+            assert [_replayed(u) for u in agent.client.of(session_id, "user_message_chunk")] == [
+                ("user_message_chunk", "echo hi")
+            ]
+            await agent.conn.close_session(session_id=session_id)
+            # The first load records what this client and its MCP servers are; the next two
+            # change nothing; a load from another directory moves the session there.
+            assert writes() == expected, cwd
+        listed = await agent.conn.list_sessions(cwd=str(elsewhere))
+        assert [s.session_id for s in listed.sessions] == [session_id]

@@ -122,8 +122,19 @@ class SessionRegistry:
             raise RequestError.invalid_params({"details": "a prompt is running in this session"})
         return live
 
-    async def open(self, record: SessionRecord, mcp_servers: list[Any] | None, *, created: bool) -> Session:
-        """Build the session's context and graph (plugins told first), register it and store its record."""
+    async def open(
+        self,
+        record: SessionRecord,
+        mcp_servers: list[Any] | None,
+        *,
+        created: bool,
+        stored: dict[str, Any] | None = None,
+    ) -> Session:
+        """Build the session's context and graph (plugins told first), register it and store its record.
+
+        ``stored``: the record as the store holds it (a restored session); it is not written again
+        when nothing in it changed (a commit, and an ``fsync``, saved on every load of a session).
+        """
         from langacp.bridge import ToolCallIds
         from langacp.operations import offered, open_outbox
 
@@ -162,7 +173,8 @@ class SessionRegistry:
         context.new_thread = functools.partial(self.new_thread, session)
         self.live[session_id] = session
         _sync(session)
-        await store.put(record)
+        if stored is None or record.as_dict() != stored:
+            await store.put(record)
         session.offer = offered(self.plugins, context)  # asked once: for the commands and the response
         release(session.offer)
         return session
@@ -176,10 +188,11 @@ class SessionRegistry:
         if live is not None:
             return live, None
         record = await self.stored_record(await self.loader.store(), session_id)
+        stored = record.as_dict()  # a deep copy
         record.cwd = cwd
         if additional_directories is not None:
             record.additional_directories = list(additional_directories)
-        session = await self.open(record, mcp_servers, created=False)
+        session = await self.open(record, mcp_servers, created=False, stored=stored)
         try:
             messages = await self._repair(session)
             from langacp.replay import replayed_ids
