@@ -66,6 +66,12 @@ class Proxy:
         self.writers |= {writer, up_writer}
         await asyncio.gather(self._pipe(reader, up_writer, self.requests), self._pipe(up_reader, writer))
 
+    def drop(self) -> None:
+        """Break the open connections (a network blip); new ones are still let through."""
+        for writer in self.writers:
+            writer.transport.abort()
+        self.writers.clear()
+
     async def cut(self) -> None:
         """Refuse new connections and break the open ones."""
         assert self.server is not None
@@ -101,14 +107,39 @@ async def test_remote_server_lost_mid_turn_fails_that_prompt_and_the_next_reconn
             raise AssertionError("the prompt should have failed")
 
         await proxy.start()  # the network is back: the next prompt connects again
-        for _ in range(50):  # the server may still be cancelling the run it lost
+        deadline = asyncio.get_running_loop().time() + 30
+        while True:  # the server may still be cancelling the run it lost (slower on a loaded machine)
             try:
                 assert await agent.prompt(sid, "echo back again") == "end_turn"
                 break
             except RequestError as exc:
                 assert "another prompt is running" in str(exc.data), exc.data
+                assert asyncio.get_running_loop().time() < deadline, "the server never freed the thread"
                 await asyncio.sleep(0.1)
         assert agent.client.text(sid).endswith("back again")
+    await proxy.cut()
+
+
+async def test_remote_a_broken_run_stream_fails_the_prompt_without_reconnecting(
+    langgraph_server: LangGraphDevServer,
+) -> None:
+    """The server cancels a run whose stream broke (``on_disconnect``): nothing to resume, the prompt fails."""
+    proxy = Proxy(langgraph_server.port)
+    await proxy.start()
+    async with serve_remote(proxy.url, "agent") as agent:
+        sid = await agent.start()
+        turn = asyncio.ensure_future(agent.conn.prompt(session_id=sid, prompt=[text_block("slow 30")]))
+        await agent.client.wait_for(lambda _: bool(agent.client.of(sid, "tool_call")), timeout=30)
+        sent = len(proxy.requests)
+        proxy.drop()  # the stream breaks; the server is still there
+        try:
+            await asyncio.wait_for(turn, 60)
+        except RequestError as exc:
+            assert "is unreachable" in str(exc.data), exc.data
+        else:
+            raise AssertionError("the prompt should have failed")
+        after = bytes(proxy.requests[sent:])
+        assert b"/stream" not in after, after  # the run's stream was not asked for again
     await proxy.cut()
 
 

@@ -57,8 +57,22 @@ API_KEY_ENVS = ("LANGGRAPH_API_KEY", "LANGSMITH_API_KEY", "LANGCHAIN_API_KEY")
 """Where the API key is read from without ``--api-key-env`` (the SDK's order)."""
 
 
+async def _run_streams_are_not_resumed(response: Any) -> None:
+    """Drop the ``Location`` of a run's stream: the SDK would reconnect to it when the stream breaks.
+
+    langacp starts its runs with ``on_disconnect="cancel"``: when the stream breaks, the server
+    cancels the run, so there is nothing to resume. Reconnecting only delayed the prompt's error
+    (five attempts over 17-21 s) past what a lost server should take to report.
+    """
+    if response.request.method == "POST" and response.request.url.path.endswith("/runs/stream"):
+        response.headers.pop("location", None)
+
+
 def _client(options: Mapping[str, Any]) -> Any:
-    """The SDK's async client, with one connect retry (the SDK's five make a lost server take seconds to report)."""
+    """The SDK's async client, with one connect retry (the SDK's five make a lost server take seconds to report).
+
+    A run's stream that breaks fails the prompt at once (:func:`_run_streams_are_not_resumed`).
+    """
     import httpx
     from langgraph_sdk.client import LangGraphClient
 
@@ -80,6 +94,7 @@ def _client(options: Mapping[str, Any]) -> Any:
         transport=httpx.AsyncHTTPTransport(retries=1),
         timeout=httpx.Timeout(connect=CONNECT_TIMEOUT, read=READ_TIMEOUT, write=READ_TIMEOUT, pool=CONNECT_TIMEOUT),
         headers=headers,
+        event_hooks={"response": [_run_streams_are_not_resumed]},
     )
     return LangGraphClient(http)
 
