@@ -54,6 +54,36 @@ async def test_a_streamed_call_takes_three_updates(start_agent: StartAgent, targ
         assert [s[:2] for s in stages(agent.client.of(sid))] == [s[:2] for s in STREAMED] * 3
 
 
+async def test_a_precompiled_graph_reports_an_async_tool_running(start_agent: StartAgent) -> None:
+    """The precompiled graph has no tool guard: a callback handler tells the turn a tool started."""
+    async with start_agent("graph", subprocess=True) as agent:
+        sid = await agent.start()
+        turn = asyncio.create_task(agent.prompt(sid, "slow 30"))
+        await agent.client.wait_for(lambda ups: any(getattr(u, "status", None) == "in_progress" for _, u in ups), 30)
+        assert stages(agent.client.of(sid)) == [
+            ("tool_call", "pending", None),
+            ("tool_call_update", "in_progress", {"seconds": 30.0}),
+        ]
+        await agent.conn.cancel(session_id=sid)
+        assert await asyncio.wait_for(turn, 15) == "cancelled"
+        assert stages(agent.client.of(sid))[2:] == [("tool_call_update", "failed", None)]
+
+
+async def test_a_graph_run_inside_a_tool_is_not_the_turn(start_agent: StartAgent) -> None:
+    """Tools of a graph the tool runs (a helper agent) are not reported as the turn's calls."""
+    async with start_agent(f"{STAGES}:nested", subprocess=True) as agent:
+        sid = await agent.start()
+        assert await agent.prompt(sid, tool_prompt("delegate", task="add them")) == "end_turn"
+        updates = agent.client.of(sid)
+        assert stages(updates) == [
+            ("tool_call", "pending", None),
+            ("tool_call_update", "in_progress", {"task": "add them"}),
+            ("tool_call_update", "completed", None),
+        ]
+        assert {u.tool_call_id for u in updates if u.session_update.startswith("tool_call")} == {"call_1"}
+        assert agent.client.text(sid) == "done: helped"
+
+
 async def test_a_call_complete_when_first_seen_is_announced_with_its_arguments(start_agent: StartAgent) -> None:
     """A model that does not stream: the call is announced with its arguments, in one ``tool_call``."""
     async with start_agent(f"{STAGES}:unstreamed", subprocess=True) as agent:
