@@ -287,3 +287,43 @@ def test_a_remembered_allow_never_overrides_a_policy_deny(config_home: Path) -> 
     set_policy(session, Policy().with_rules(Rule("deny", tool="write")))
     verdict = decide(call, "edit", session)
     assert verdict.decision == "deny" and "policy denies" in (verdict.reason or "")
+
+
+async def test_sessions_of_one_configuration_share_one_policy(
+    config_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The core shares the configuration layers between the sessions of a directory; the policy built from them too."""
+    import os
+    import time
+
+    from langacp.plugins import Plugins
+    from langacp_permissions import session as state
+
+    built: list[str] = []
+    real = state.load_policy
+
+    def counted(cwd: str, *args: object, **kwargs: object) -> Policy:
+        built.append(cwd)
+        return real(cwd, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(state, "load_policy", counted)
+    project = config_home / "project"
+
+    def write(text: str) -> None:
+        (project / ".langacp.toml").write_text(text)
+        old = time.time_ns() - 30_000_000_000  # older than the window in which the core reads a file again anyway
+        os.utime(project / ".langacp.toml", ns=(old, old))
+
+    async def policy() -> Policy:
+        session = SessionContext(f"s{len(built)}", str(project), plugins=plugins)
+        await plugins.session_created(session)  # the core reads (or shares) the session's layers
+        return configured_policy(session)
+
+    plugins = Plugins()
+    write('[permissions.kinds]\nedit = "deny"\n')
+    policies = [await policy() for _ in range(3)]
+    assert built == [str(project)] and policies[0] is policies[1] is policies[2]
+    assert policies[0].decide("write_file", "edit").decision == "deny"
+    write('[permissions.kinds]\nedit = "ask"\n')  # a changed file: a policy of its own
+    assert (await policy()).decide("write_file", "edit").decision == "ask"
+    assert len(built) == 2

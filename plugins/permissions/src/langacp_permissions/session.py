@@ -6,7 +6,7 @@ import asyncio
 import json
 from dataclasses import dataclass, field
 
-from langacp.api import PermissionVerdict, SessionContext, ToolCallInfo, layers_for
+from langacp.api import ConfigLayers, PermissionVerdict, SessionContext, ToolCallInfo, layers_for
 from langacp_permissions.config import load_policy
 from langacp_permissions.policy import Policy
 
@@ -41,8 +41,24 @@ def configured_policy(session: SessionContext, *, reload: bool = False) -> Polic
     """The policy from the configuration files for this session's cwd (read once, or again on ``reload``)."""
     state = state_of(session)
     if state.configured is None or reload:
-        state.configured = load_policy(session.cwd, layers=layers_for(session))
+        state.configured = _policy_of(session.cwd, layers_for(session))
     return state.configured
+
+
+_POLICIES: dict[int, tuple[ConfigLayers, str, Policy]] = {}
+"""The policy built from each configuration layers object (the core shares one between the sessions
+of a working directory while its files are unchanged); a ``Policy`` is immutable, so it is shared too."""
+
+
+def _policy_of(cwd: str, layers: ConfigLayers) -> Policy:
+    found = _POLICIES.get(id(layers))
+    if found is not None and found[0] is layers and found[1] == cwd:
+        return found[2]
+    policy = load_policy(cwd, layers=layers)
+    _POLICIES[id(layers)] = (layers, cwd, policy)  # the layers kept alive: their id is not reused meanwhile
+    if len(_POLICIES) > 16:
+        _POLICIES.pop(next(iter(_POLICIES)))
+    return policy
 
 
 def policy_for(session: SessionContext) -> Policy:
