@@ -76,28 +76,31 @@ class _FileWriter:
 
 
 class _WriteProtocol(asyncio.BaseProtocol):
-    """Flow control for the stdout pipe: what ``StreamWriter.drain`` waits on."""
+    """Flow control for the stdout pipe: what ``StreamWriter.drain`` waits on.
+
+    While the pipe is full every writer waits on the same future, resolved when the client has
+    read enough; a waiter that is cancelled leaves the others waiting (the future is shielded).
+    """
 
     def __init__(self) -> None:
-        self._paused = False
-        self._waiter: asyncio.Future[None] | None = None
+        self._loop = asyncio.get_running_loop()
+        self._resumed: asyncio.Future[None] | None = None
 
     def pause_writing(self) -> None:
-        self._paused = True
+        if self._resumed is None:
+            self._resumed = self._loop.create_future()
 
     def resume_writing(self) -> None:
-        self._paused = False
-        if self._waiter is not None and not self._waiter.done():
-            self._waiter.set_result(None)
-        self._waiter = None
+        resumed, self._resumed = self._resumed, None
+        if resumed is not None and not resumed.done():
+            resumed.set_result(None)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.resume_writing()
 
     async def _drain_helper(self) -> None:
-        if self._paused:
-            self._waiter = asyncio.get_running_loop().create_future()
-            await self._waiter
+        if self._resumed is not None:
+            await asyncio.shield(self._resumed)
 
 
 def _feed_from_thread(loop: asyncio.AbstractEventLoop, fd: int, reader: asyncio.StreamReader) -> None:
