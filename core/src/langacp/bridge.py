@@ -16,10 +16,11 @@ import weakref
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.messages import AIMessage, ToolMessage
+from langchain_core.runnables.config import RunnableConfig, merge_configs
 
 from langacp.types import SessionContext, ToolCallInfo, TurnOutcome
 
@@ -519,7 +520,7 @@ class TurnRunner(TurnReporter):
 
         self.outcome = outcome
         if not self.guarded:
-            config = {**config, "callbacks": with_handler(config.get("callbacks"), ToolStarts(self))}
+            config = dict(merge_configs(cast("RunnableConfig", config), {"callbacks": [ToolStarts(self)]}))
         while True:
             interrupts: list[Any] = []
             async for mode, data in self.graph.astream(graph_input, config, stream_mode=STREAM_MODES):
@@ -627,17 +628,6 @@ def _own_task(metadata: dict[str, Any] | None) -> bool:
         nested += 1
         path = path[1]
     return depth <= nested
-
-
-def with_handler(callbacks: Any, handler: BaseCallbackHandler) -> Any:
-    """A run config's ``callbacks`` (a list, a callback manager or ``None``) with ``handler`` added."""
-    if callbacks is None:
-        return [handler]
-    if isinstance(callbacks, list):
-        return [*callbacks, handler]
-    manager = callbacks.copy()
-    manager.add_handler(handler, inherit=True)
-    return manager
 
 
 def add_usage(totals: dict[str, int], usage: Any) -> None:
