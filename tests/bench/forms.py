@@ -643,8 +643,8 @@ async def run(
                 results.failures[name] = str(exc).splitlines()[0][:200]
             gc.collect()
         results.rounds.append(round_values)
-    print("closed-session probe", file=sys.stderr, flush=True)
     for name, attr in () if only_load or not wanted("closed_kb") else (("graph", "graph"), ("factory", "agent")):
+        print(f"closed-session probe: {name}", file=sys.stderr, flush=True)
         results.closed_kb[name] = await closed_kb(attr, sizes.rss_sessions, main)
     if wanted("load"):
         await measure_load(results, [f for f in forms if f.name in ("factory", "factory@base")])
@@ -703,6 +703,8 @@ def render(results: Results) -> str:
     header = ["row", *forms, "factory vs best peer", "goal"]
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     for row in rows(results.sizes):
+        if not wanted(row.key.removesuffix("_cpu")):
+            continue
         cells = [row.label]
         for form in forms:
             values = results.values(form, row.key)
@@ -726,8 +728,9 @@ def render(results: Results) -> str:
         cells.append(row.goal)
         lines.append("| " + " | ".join(cells) + " |")
     kb = results.closed_kb
-    kb_cells = [f"{kb[f]:.1f} KB" if f in kb else "–" for f in forms]
-    lines.append("| KB kept per closed session (tracemalloc) | " + " | ".join(kb_cells) + " | – | ≤ 20 KB |")
+    if kb:
+        kb_cells = [f"{kb[f]:.1f} KB" if f in kb else "–" for f in forms]
+        lines.append("| KB kept per closed session (tracemalloc) | " + " | ".join(kb_cells) + " | – | ≤ 20 KB |")
     if results.load:
         lines += load_rows(results, forms)
     notes = [
