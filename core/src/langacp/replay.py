@@ -88,16 +88,22 @@ def _replay_tool_call(
     from acp import start_tool_call
 
     status: Literal["completed", "failed"] = "failed" if result is None or result.status == "error" else "completed"
-    described = plugins.describe_tool(call, session)
-    if result is not None:  # as live: the result's content replaces what was shown at the start
-        described["content"] = plugins.tool_result_content(call, result, session) or described["content"]
+    title = plugins.tool_title(call, session)
+    kind = plugins.tool_kind(call, session)
+    locations = plugins.tool_locations(call, session) or None
+    # As live, the result's content replaces what was shown at the start: the start content (an
+    # edit's proposed diff, read from the file as it is now) is asked only when there is none.
+    content = plugins.tool_result_content(call, result, session) if result is not None else None
     sink.put(
         start_tool_call(
             acp_id,
+            title=title,
+            kind=kind,
             status=status,
+            content=content or plugins.tool_start_content(call, session) or None,
+            locations=locations,
             raw_input=call.args,
             raw_output=result.content if result is not None else None,
-            **described,
         )
     )
     if result is not None:

@@ -1,0 +1,80 @@
+"""session/load with langacp-tools and langacp-sqlite: a replayed edit shows its result and reads no file."""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+from typing import Any
+
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+
+from langacp.testing.harness import serve
+
+SIZE = 900_000
+"""The edited file's size: under langacp-tools' diff limit (1 MiB), so a replay that read it would read it all."""
+
+
+async def _store(url: str, cwd: Path, messages: list[Any]) -> str:
+    """Write ``messages`` as a session's thread (and its record) into the SQLite file at ``url``."""
+    from langchain.agents import create_agent
+
+    from langacp.stores import SessionRecord, open_store
+    from langacp.testing.agent import TOOLS
+    from langacp.testing.model import ScriptedChatModel
+
+    store: Any = open_store(url)
+    await store.aopen()
+    try:
+        graph = create_agent(ScriptedChatModel(), tools=TOOLS, checkpointer=store.checkpointer)
+        session_id = uuid.uuid4().hex
+        await graph.aupdate_state({"configurable": {"thread_id": session_id}}, {"messages": messages}, as_node="model")
+        await store.put(SessionRecord(session_id=session_id, cwd=str(cwd), title="stored"))
+    finally:
+        await store.aclose()
+    return session_id
+
+
+def _bytes_read(pid: int) -> int:
+    """What the process has read so far, files and pipes alike (``rchar`` of ``/proc/<pid>/io``)."""
+    for line in Path(f"/proc/{pid}/io").read_text().splitlines():
+        if line.startswith("rchar:"):
+            return int(line.split()[1])
+    raise AssertionError("no rchar")
+
+
+async def test_a_replayed_edit_with_a_result_shows_it_without_reading_the_file(tmp_path: Path) -> None:
+    edited = tmp_path / "big.txt"
+    edited.write_text("b" + "x" * (SIZE - 1))  # as the edit left it
+    call = {
+        "name": "edit_file",
+        "args": {"path": str(edited), "old_string": "a", "new_string": "b"},
+        "id": "call_1",
+        "type": "tool_call",
+    }
+    url = f"sqlite://{tmp_path / 'sessions.db'}"
+    session_id = await _store(
+        url,
+        tmp_path,
+        [
+            HumanMessage("fix the first letter"),
+            AIMessage("", tool_calls=[call]),
+            ToolMessage("edited big.txt", tool_call_id="call_1", name="edit_file"),
+            AIMessage("done"),
+        ],
+    )
+    async with serve(plugins=["tools"], args=["--store", url], cwd=tmp_path) as agent:
+        await agent.initialize()
+        pid: int = agent.process.pid  # type: ignore[attr-defined]
+        await agent.conn.load_session(cwd=str(tmp_path), session_id=session_id, mcp_servers=[])
+        await agent.conn.close_session(session_id=session_id)  # the first load imports what loading needs
+        agent.client.updates.clear()
+        before = _bytes_read(pid)
+        await agent.conn.load_session(cwd=str(tmp_path), session_id=session_id, mcp_servers=[])
+        read = _bytes_read(pid) - before
+        [replayed] = agent.client.of(session_id, "tool_call")
+        assert (replayed.tool_call_id, replayed.kind, replayed.status) == ("call_1", "edit", "completed")
+        assert [c.content.text for c in replayed.content or []] == ["edited big.txt"]
+        assert [loc.path for loc in replayed.locations or []] == [str(edited)]
+        # The result's content is what the call shows, as live: the edit's proposed diff (the
+        # file read as it is now, then read again to diff the result) was computed and dropped.
+        assert read < SIZE, read
