@@ -10,7 +10,7 @@ from modes_support import call, project_config, served, user_config
 
 from langacp import SessionContext
 from langacp_modes import Mode, ModeRule, load_config, register_mode
-from langacp_modes.config import _registered_modes
+from langacp_modes.config import _registered_modes, config_for
 from langacp_modes.mode import decide
 
 MODELS = """
@@ -158,6 +158,36 @@ def test_modes_registered_from_code_are_offered_and_files_override_them(
     config = load_config(str(tmp_path))
     assert list(config.modes) == ["interactive", "readonly", "planning", "docs"]
     assert config.modes["docs"].name == "Documentation" and config.modes["docs"].kinds == ("read",)
+
+
+def test_sessions_of_the_same_files_share_one_reading_until_a_mode_is_registered(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from langacp.api import load_layers
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setattr("langacp_modes.config._registered_modes", dict(_registered_modes))
+    layers = load_layers(str(tmp_path))
+    first = config_for(str(tmp_path), layers)
+    assert config_for(str(tmp_path), layers) is first  # the same layers object: the files did not change
+    assert config_for(str(tmp_path), load_layers(str(tmp_path))) is not first  # read again: another reading
+    register_mode(Mode("docs", "Docs", kinds=("read",)))
+    again = config_for(str(tmp_path), layers)
+    assert again is not first and "docs" in again.modes and "docs" not in first.modes
+
+
+async def test_a_mode_added_to_the_user_file_shows_in_the_next_session(tmp_path: Path) -> None:
+    async with served(tmp_path) as agent:
+        await agent.initialize()
+        first = await agent.conn.new_session(cwd=str(agent.cwd))
+        second = await agent.conn.new_session(cwd=str(agent.cwd))
+        assert first.modes is not None and second.modes is not None
+        assert [m.id for m in second.modes.available_modes] == ["agentic", "interactive", "readonly", "planning"]
+        user_config(tmp_path, '[modes.review]\nname = "Review"\nkinds = ["read"]\n')
+        third = await agent.conn.new_session(cwd=str(agent.cwd))
+        assert third.modes is not None and [m.id for m in third.modes.available_modes][-1] == "review"
+        assert third.config_options is not None
+        assert [o.value for o in third.config_options[0].options][-1] == "review"
 
 
 def test_rule_precedence() -> None:

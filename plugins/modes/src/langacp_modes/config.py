@@ -15,6 +15,7 @@ make a mode run commands or import its own code.
 from __future__ import annotations
 
 import logging
+from collections.abc import Hashable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, cast
@@ -36,6 +37,7 @@ __all__ = [
     "ConfigError",
     "ModeConfig",
     "ModelChoice",
+    "config_for",
     "load_config",
     "register_mode",
     "register_model",
@@ -49,6 +51,8 @@ _CHOICE_KEYS = {"id", "name", "description", "model", "factory", "thought_levels
 
 _registered_modes: dict[str, Mode] = {}
 _registered_models: dict[str, ModelChoice] = {}
+_generation = 0
+"""Bumped by :func:`register_mode` and :func:`register_model`: configurations read before are read again."""
 
 
 class ConfigError(ValueError):
@@ -75,21 +79,27 @@ class ModelChoice:
 
 @dataclass
 class ModeConfig:
-    """Everything this plugin read for one session."""
+    """Everything this plugin read for a session; the sessions of unchanged files share it: never change it."""
 
     modes: dict[str, Mode]
     default_mode: str = DEFAULT_MODE_ID
     models: dict[str, ModelChoice] = field(default_factory=dict)
+    views: dict[Hashable, Any] = field(default_factory=dict, repr=False, compare=False)
+    """What is built from this configuration once and shared by its sessions (the mode list, the options)."""
 
 
 def register_mode(mode: Mode) -> None:
     """Add (or replace, by id) a mode for every session, from code; the configuration files still apply."""
+    global _generation
     _registered_modes[mode.id] = mode
+    _generation += 1
 
 
 def register_model(choice: ModelChoice) -> None:
     """Offer a model choice in every session, from code."""
+    global _generation
     _registered_models[choice.id] = choice
+    _generation += 1
 
 
 def _read(path: Path) -> dict[str, Any] | None:
@@ -278,4 +288,27 @@ def load_config(cwd: str, layers: ConfigLayers | None = None) -> ModeConfig:
     if config.default_mode not in config.modes:
         log.error("langacp-modes: the default mode %r does not exist; using the first mode", config.default_mode)
         config.default_mode = next(iter(config.modes))
+    return config
+
+
+_SHARED: dict[tuple[int, int], tuple[ConfigLayers, ModeConfig]] = {}
+"""The configuration read from each layers object (kept alive here, so its id stays its own)."""
+_KEPT = 16
+
+
+def config_for(cwd: str, layers: ConfigLayers) -> ModeConfig:
+    """:func:`load_config` of ``layers``, shared by every session given the same layers object.
+
+    The core gives the sessions of a working directory one layers object while neither file
+    changes (``langacp.api.layers_for``), so a changed file, or a mode or model registered
+    since, is read again; problems in a file are logged once per reading.
+    """
+    key = (id(layers), _generation)
+    found = _SHARED.get(key)
+    if found is not None and found[0] is layers:
+        return found[1]
+    config = load_config(cwd, layers)
+    _SHARED[key] = (layers, config)
+    if len(_SHARED) > _KEPT:
+        _SHARED.pop(next(iter(_SHARED)))
     return config

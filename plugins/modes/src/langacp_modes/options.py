@@ -22,15 +22,39 @@ from langacp_modes.session import (
     thought_level,
 )
 
-__all__ = ["MODEL_OPTION", "MODE_OPTION", "THOUGHT_OPTION", "config_options", "set_option"]
+__all__ = ["MODEL_OPTION", "MODE_OPTION", "THOUGHT_OPTION", "config_options", "mode_state", "set_option"]
 
 MODE_OPTION = "mode"
 MODEL_OPTION = "model"
 THOUGHT_OPTION = "thought_level"
+_MAX_VIEWS = 256
 
 
 def config_options(session: SessionContext) -> list[Any]:
-    """This session's options and their current values."""
+    """This session's options and their current values.
+
+    Built once per configuration and set of values, then shared by the sessions that have
+    them (the client only reads them): a new list each call, of the same option objects.
+    """
+    state = state_of(session)
+    choice = chosen_model(session) if state.config.models else None
+    key = (
+        "options",
+        current_mode(session).id,
+        choice.id if choice is not None else None,
+        thought_level(session) if choice is not None and choice.thought_levels else None,
+        state.agent_model_name if state.config.models else None,
+    )
+    views = state.config.views
+    found = views.get(key)
+    if found is None:
+        if len(views) > _MAX_VIEWS:  # a few modes and models: only a model named anew each session gets here
+            views.clear()
+        found = views[key] = tuple(_build_options(session))
+    return list(found)
+
+
+def _build_options(session: SessionContext) -> list[Any]:
     from acp.schema import SessionConfigOptionSelect, SessionConfigSelectOption
 
     state = state_of(session)
@@ -88,6 +112,24 @@ def config_options(session: SessionContext) -> list[Any]:
                 )
             )
     return options
+
+
+def mode_state(session: SessionContext) -> Any:
+    """The session's ``SessionModeState``: built once per configuration and current mode, then shared."""
+    config = state_of(session).config
+    current = current_mode(session).id
+    key = ("modes", current)
+    found = config.views.get(key)
+    if found is None:
+        from acp.schema import SessionMode, SessionModeState
+
+        available = config.views.get("available_modes")
+        if available is None:
+            available = config.views["available_modes"] = [
+                SessionMode(id=m.id, name=m.name, description=m.description) for m in config.modes.values()
+            ]
+        found = config.views[key] = SessionModeState(current_mode_id=current, available_modes=available)
+    return found
 
 
 def set_option(session: SessionContext, config_id: str, value: str | bool) -> bool | None:

@@ -123,17 +123,7 @@ def _offered(session: SessionContext) -> bool:
 
 @hookimpl
 def langacp_session_modes(session: SessionContext) -> Any:
-    from acp.schema import SessionMode, SessionModeState
-
-    if not _offered(session):
-        return None
-    return SessionModeState(
-        current_mode_id=current_mode(session).id,
-        available_modes=[
-            SessionMode(id=m.id, name=m.name, description=m.description)
-            for m in state_of(session).config.modes.values()
-        ],
-    )
+    return options.mode_state(session) if _offered(session) else None
 
 
 @hookimpl

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from langacp.api import SessionContext, layers_for
-from langacp_modes.config import ModeConfig, ModelChoice, load_config
+from langacp_modes.config import ModeConfig, ModelChoice, config_for
 from langacp_modes.mode import Mode
 
 __all__ = [
@@ -57,7 +57,7 @@ class ModesData:
 
 
 def state_of(session: SessionContext) -> ModesState:
-    return session.scratch(ModesState, lambda: ModesState(load_config(session.cwd, layers_for(session))))
+    return session.scratch(ModesState, lambda: ModesState(config_for(session.cwd, layers_for(session))))
 
 
 def _data(session: SessionContext) -> ModesData:
@@ -74,7 +74,7 @@ def open_session(session: SessionContext, *, created: bool) -> None:
     """Settle the mode of a new or restored session."""
     state = state_of(session)
     if not created:  # read the files again: they may have changed since the session was saved
-        state.config = load_config(session.cwd, layers_for(session))
+        state.config = config_for(session.cwd, layers_for(session))
     config = state.config
     if session.mode_id not in config.modes:
         if session.mode_id is not None:

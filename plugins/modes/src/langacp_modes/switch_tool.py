@@ -15,6 +15,8 @@ from langacp_modes.session import current_mode, state_of, switch_mode
 if TYPE_CHECKING:
     from langchain_core.tools import BaseTool
 
+    from langacp_modes.config import ModeConfig
+
 __all__ = ["SWITCH_TOOL", "ask_to_switch", "make_switch_tool", "notify_mode_changed", "refusal"]
 
 SWITCH_TOOL = "switch_mode"
@@ -32,11 +34,7 @@ def make_switch_tool(session: SessionContext) -> BaseTool:
         await notify_mode_changed(session)
         return f"The user switched the session to {current_mode(session).name} mode."
 
-    modes = ", ".join(f"{m.id} ({m.description or m.name})" for m in state_of(session).config.modes.values())
-    description = (
-        "Ask the user to switch the session to another mode; it changes only if the user agrees. "
-        f"Modes: {modes}. Give the reason (for example the plan to carry out)."
-    )
+    description = _description(state_of(session).config)
     template = _TEMPLATES.get(description)
     if template is not None:  # a shallow copy with this session's function: no schema derived, nothing inspected
         return template.model_copy(update={"coroutine": run})
@@ -45,6 +43,18 @@ def make_switch_tool(session: SessionContext) -> BaseTool:
     if len(_TEMPLATES) > 16:  # one per set of modes (the configuration files): a few at most
         _TEMPLATES.pop(next(iter(_TEMPLATES)))
     return tool
+
+
+def _description(config: ModeConfig) -> str:
+    """The tool's description for a configuration's modes (built once per configuration)."""
+    description = config.views.get("switch_description")
+    if description is None:
+        modes = ", ".join(f"{m.id} ({m.description or m.name})" for m in config.modes.values())
+        description = config.views["switch_description"] = (
+            "Ask the user to switch the session to another mode; it changes only if the user agrees. "
+            f"Modes: {modes}. Give the reason (for example the plan to carry out)."
+        )
+    return str(description)
 
 
 _TEMPLATES: dict[str, BaseTool] = {}
