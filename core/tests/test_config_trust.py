@@ -120,3 +120,15 @@ def test_project_kind_pins_only_make_a_tool_riskier(
     session = SessionContext(session_id="s", cwd=str(project))
     assert project_kind("the_tool", kind, session) == result
     assert project_kind("another_tool", kind, session) == kind
+
+
+def test_merged_tables_are_merged_once_and_each_caller_gets_its_own_dict(homes: tuple[Path, Path]) -> None:
+    user, project = homes
+    user.write_text('[usage]\nshow = "cost"\nlimit = 1\n')
+    (project / ".langacp.toml").write_text("[usage]\nlimit = 2\n")
+    layers = load_layers(str(project))
+    first = layers.merged("usage")
+    assert first == {"show": "cost", "limit": 2}  # the project's keys win
+    first["limit"] = 99  # a caller changing its copy changes nobody else's
+    assert layers.merged("usage") == {"show": "cost", "limit": 2}
+    assert layers.merged("absent") == {}

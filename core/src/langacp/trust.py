@@ -105,6 +105,8 @@ class ConfigLayers:
     """The project lies under one of the user's trusted directories: its file applies in full."""
     notices: list[str] = field(default_factory=list)
     """What was ignored and why, naming the file and the key: logged and shown in the session."""
+    _merged: dict[str, dict[str, Any]] = field(default_factory=dict, init=False, repr=False, compare=False)
+    """:meth:`merged` by table name: the layers never change, so each table is merged once."""
 
     def table(self, name: str, *, project: bool) -> Any:
         """The ``[name]`` table (dotted for a sub-table) of the user's or the project's layer, or ``None``."""
@@ -116,16 +118,19 @@ class ConfigLayers:
     def merged(self, name: str) -> dict[str, Any]:
         """The ``[name]`` table of both layers merged, the project's keys winning (as ``load_table`` reads it).
 
-        A value that is not a table is logged and skipped.
+        A value that is not a table is logged (once) and skipped. Each call returns a new dict.
         """
-        merged: dict[str, Any] = {}
-        for project, path in ((False, self.user_path), (True, self.project_path)):
-            table = self.table(name, project=project)
-            if isinstance(table, dict):
-                merged.update(table)
-            elif table is not None:
-                log.warning("langacp: [%s] in %s is not a table; ignored", name, path)
-        return merged
+        merged = self._merged.get(name)
+        if merged is None:
+            merged = {}
+            for project, path in ((False, self.user_path), (True, self.project_path)):
+                table = self.table(name, project=project)
+                if isinstance(table, dict):
+                    merged.update(table)
+                elif table is not None:
+                    log.warning("langacp: [%s] in %s is not a table; ignored", name, path)
+            self._merged[name] = merged
+        return dict(merged)
 
     def project_pins(self) -> dict[str, str]:
         """The project's kind pins (``[tools.kinds]``): applied only where they make a tool riskier."""
