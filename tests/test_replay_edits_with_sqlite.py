@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 from pathlib import Path
 from typing import Any
 
+from acp.schema import FileEditToolCallContent
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from langacp.testing.harness import serve
 
+WORKSPACE = "langacp.testing.workspace:agent"
 SIZE = 900_000
 """The edited file's size: under langacp-tools' diff limit (1 MiB), so a replay that read it would read it all."""
 
@@ -78,3 +81,42 @@ async def test_a_replayed_edit_with_a_result_shows_it_without_reading_the_file(t
         # The result's content is what the call shows, as live: the edit's proposed diff (the
         # file read as it is now, then read again to diff the result) was computed and dropped.
         assert read < SIZE, read
+
+
+async def test_a_turn_after_a_load_proposes_its_edit_against_the_file_as_it_is(tmp_path: Path) -> None:
+    """A replayed edit whose result shows nothing shows its proposed diff (the file read at load);
+    that read is not what a later call with the same model id (``call_1`` again) is compared with."""
+    (tmp_path / "f.txt").write_text("at load\n")
+    args = {"path": "f.txt", "content": "planned\n"}
+    call = {"name": "write_file", "args": args, "id": "call_1", "type": "tool_call"}
+    url = f"sqlite://{tmp_path / 'sessions.db'}"
+    messages = [
+        HumanMessage("write f.txt"),
+        AIMessage("", tool_calls=[call]),
+        ToolMessage("", tool_call_id="call_1", name="write_file"),
+        AIMessage("done"),
+    ]
+    session_id = await _store(url, tmp_path, messages)
+    async with serve(WORKSPACE, plugins=["tools"], args=["--store", url], cwd=tmp_path) as agent:
+        await agent.initialize()
+        await agent.conn.load_session(cwd=str(tmp_path), session_id=session_id, mcp_servers=[])
+        [replayed] = agent.client.of(session_id, "tool_call")
+        [proposed] = replayed.content or []
+        assert isinstance(proposed, FileEditToolCallContent)
+        assert (proposed.old_text, proposed.new_text) == ("at load\n", "planned\n")
+        (tmp_path / "f.txt").write_text("changed\n")
+        agent.client.updates.clear()
+        write = json.dumps({"path": "f.txt", "content": "new\n"})
+        assert await agent.prompt(session_id, f"tool write_file {write}") == "end_turn"
+        # The scripted model names it call_1 again: the client knows it by the turn's alias.
+        assert {u.tool_call_id for u in agent.client.of(session_id, "tool_call")} == {"call_1#2"}
+        diffs = [
+            (c.old_text, c.new_text)
+            for u in agent.client.of(session_id)
+            if u.session_update in ("tool_call", "tool_call_update")
+            for c in u.content or []
+            if isinstance(c, FileEditToolCallContent)
+        ]
+        # proposed (before the tool ran), then the result: both against the file as the turn found it
+        assert diffs == [("changed\n", "new\n"), ("changed\n", "new\n")]
+        assert (tmp_path / "f.txt").read_text() == "new\n"
