@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import threading
 import weakref
 from collections import deque
@@ -92,7 +93,7 @@ class UpdateSink:
         self._idle.set()
         self._task: asyncio.Task[None] | None = None
         self._broken = False
-        self._last_send = 0.0
+        self._last_send = -math.inf  # never sent: a first token does not wait (the loop clock may start near 0)
         self._hurry = False
         """A :meth:`flush` is waiting: send without windows until the queue is empty."""
         self._timer: asyncio.Future[None] | None = None
