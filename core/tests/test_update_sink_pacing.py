@@ -119,3 +119,45 @@ async def test_the_growth_is_capped(monkeypatch: Any) -> None:
 
 def test_the_default_cap_keeps_text_flowing() -> None:
     assert 0.005 < MAX_TEXT_WINDOW <= 0.1  # ten messages a second per session at the least
+
+
+async def test_which_queued_blocks_join() -> None:
+    """Blocks queued behind a send join by fixed rules: same kind, nothing but text and the stream's index / id."""
+    sent = Sent()
+    sink = UpdateSink(sent.send, lambda block: [block], window=HOUR)
+    sink.put_block({"type": "text", "text": "first"})
+    await sent.until(1)
+    sink.put_block({"type": "text", "text": "a", "extras": {"x": 1}})  # its own keys stay: it starts a message
+    sink.put_text("b")
+    sink.put_block({"type": "text", "text": "c", "index": 0, "id": "m"})
+    sink.put_block({"type": "text", "text": "d", "extras": {"y": 2}})  # keys of its own: not joined
+    sink.put_block({"type": "reasoning", "reasoning": "r1"})
+    sink.put_block({"type": "reasoning", "reasoning": "r2", "index": 1})
+    sink.put_text("e")
+    sink.put_block({"type": "image", "url": "u"})
+    sink.put_text("f")
+    await asyncio.wait_for(sink.flush(), 10)
+    assert sent.texts == [
+        {"type": "text", "text": "first"},
+        {"type": "text", "text": "abc", "extras": {"x": 1}},
+        {"type": "text", "text": "d", "extras": {"y": 2}},
+        {"type": "reasoning", "reasoning": "r1r2"},
+        {"type": "text", "text": "e"},
+        {"type": "image", "url": "u"},
+        {"type": "text", "text": "f"},
+    ]
+    await sink.aclose()
+
+
+async def test_joined_text_is_capped() -> None:
+    sent = Sent()
+    sink = UpdateSink(sent.send, lambda block: [block["text"]], window=HOUR)
+    sink.put_text("first")
+    await sent.until(1)
+    chunk = "x" * 1000
+    for _ in range(100):
+        sink.put_text(chunk)
+    await asyncio.wait_for(sink.flush(), 10)
+    assert "".join(sent.texts[1:]) == chunk * 100
+    assert len(sent.texts) == 3 and all(len(text) <= 65 * 1024 for text in sent.texts)
+    await sink.aclose()

@@ -109,8 +109,45 @@ class UpdateSink:
             self._task = asyncio.get_running_loop().create_task(self._run(), name="langacp.updates")
 
     def put_block(self, block: dict[str, Any]) -> None:
-        """Queue a LangChain output content block, mapped to updates when it is sent."""
-        self.put(_Block(block))
+        """Queue a LangChain output content block, mapped to updates when it is sent.
+
+        A text (or reasoning) block joins the one at the end of the queue (not sent yet) when it
+        holds nothing but its text and the stream's ``index`` / ``id``: the first block's other
+        keys stay, the texts are joined (at most ~64 KB a message).
+        """
+        key = block.get("type")
+        if key != "text" and key != "reasoning":
+            self.put(_Block(block))
+            return
+        text = block.get(key)
+        queue = self._queue
+        if queue and not self._broken:
+            tail = queue[-1]
+            if (
+                tail.__class__ is _Block
+                and tail.key == key
+                and tail.size < _MAX_COALESCE
+                and block.keys() <= _JOINABLE_KEYS[key]
+            ):
+                joined = str(text or "")
+                tail.parts.append(joined)
+                tail.size += len(joined)
+                return  # the sender is awake or waiting for its window, and sends the tail
+        if isinstance(text, str):
+            self.put(_Block(block, key, [text], len(text)))
+        else:
+            self.put(_Block(block))
+
+    def put_text(self, text: str) -> None:
+        """Queue streamed agent message text: ``put_block({"type": "text", "text": text})``, for each token."""
+        queue = self._queue
+        if queue and not self._broken:
+            tail = queue[-1]
+            if tail.__class__ is _Block and tail.key == "text" and tail.size < _MAX_COALESCE:
+                tail.parts.append(text)
+                tail.size += len(text)
+                return
+        self.put(_Block({"type": "text", "text": text}, "text", [text], len(text)))
 
     async def flush(self) -> None:
         """Wait until every queued update has been written (sent now, without waiting for a window)."""
@@ -128,28 +165,13 @@ class UpdateSink:
             self._task = None
 
     def _take(self) -> list[Any]:
-        """The next updates to send: one update, or the mapping of joined text blocks."""
+        """The next updates to send: one update, or the mapping of a (joined) content block."""
         item = self._queue.popleft()
-        if not isinstance(item, _Block):
+        if item.__class__ is not _Block:
             return [item]
         block = item.block
-        key = block.get("type")  # a text block's text is under "text", a reasoning block's under "reasoning"
-        if key in ("text", "reasoning") and isinstance(block.get(key), str):
-            texts = [block[key]]
-            size = len(texts[0])
-            while self._queue and size < _MAX_COALESCE:
-                nxt = self._queue[0]
-                if (
-                    not isinstance(nxt, _Block)
-                    or nxt.block.get("type") != block["type"]
-                    or set(nxt.block) - {"type", key, "index", "id"}
-                ):
-                    break
-                self._queue.popleft()
-                texts.append(str(nxt.block.get(key) or ""))
-                size += len(texts[-1])
-            if len(texts) > 1:
-                block = {**block, key: "".join(texts)}
+        if len(item.parts) > 1 and item.key is not None:
+            block = {**block, item.key: "".join(item.parts)}
         return self._map_block(block) if self._map_block is not None else []
 
     async def _run(self) -> None:
@@ -163,7 +185,7 @@ class UpdateSink:
                 await self._pause(self._window)
             self._wake.clear()
             while self._queue:
-                if len(self._queue) == 1 and _joinable(self._queue[0]):
+                if len(self._queue) == 1 and _joinable(self._queue[0]) and len(self._queue[0].parts) == 1:
                     # A token that arrived while the last message was written (a producer as fast
                     # as the pipe): let the next ones join it, as after an idle pause.
                     await self._gather(loop)
@@ -206,7 +228,7 @@ class UpdateSink:
 
 
 def _joinable(item: Any) -> bool:
-    return isinstance(item, _Block) and item.block.get("type") in ("text", "reasoning")
+    return item.__class__ is _Block and item.key is not None
 
 
 def _release(timer: asyncio.Future[None]) -> None:
@@ -273,9 +295,23 @@ def first_free(model_id: str, used: set[str]) -> str:
     return f"{model_id}#{n}"
 
 
-@dataclass(frozen=True)
 class _Block:
-    block: dict[str, Any]
+    """A queued content block; a text or reasoning block's ``parts`` are its text and the texts joined to it."""
+
+    __slots__ = ("block", "key", "parts", "size")
+
+    def __init__(
+        self, block: dict[str, Any], key: str | None = None, parts: list[str] | None = None, size: int = 0
+    ) -> None:
+        self.block = block
+        self.key = key
+        """``"text"`` or ``"reasoning"`` (where the block's text is) when texts can join it, else ``None``."""
+        self.parts: list[str] = parts if parts is not None else []
+        self.size = size
+
+
+_JOINABLE_KEYS = {key: frozenset({"type", key, "index", "id"}) for key in ("text", "reasoning")}
+"""What a text or reasoning block may hold to join the queued one: its text, and the stream's ``index`` / ``id``."""
 
 
 @dataclass
@@ -327,20 +363,19 @@ class TurnReporter:
 
     def on_message(self, message: Any, metadata: dict[str, Any]) -> None:
         """A streamed message (token chunk, or a complete message) from node ``metadata["langgraph_node"]``."""
-        outcome = self.outcome
-        if isinstance(message, ToolMessage):
-            self.finish_tool(message)
-            return
         if not isinstance(message, AIMessage):  # AIMessageChunk is an AIMessage
+            if isinstance(message, ToolMessage):
+                self.finish_tool(message)
             return
-        if metadata.get("langgraph_node") == "tools":
+        node = metadata.get("langgraph_node")
+        if node == "tools":
             return  # a model called from inside a tool: not the agent's own answer
-        self.partial_node = metadata.get("langgraph_node")
+        self.partial_node = node
         content = message.content
-        if isinstance(content, str) and not getattr(message, "tool_call_chunks", None) and not message.tool_calls:
-            if content:
+        if isinstance(content, str) and not message.tool_calls and not getattr(message, "tool_call_chunks", None):
+            if content:  # a streamed token, most of the time
                 self.partial_text.append(content)
-                self.sink.put_block({"type": "text", "text": content})
+                self.sink.put_text(content)
         else:
             for raw_block in message.content_blocks:
                 block: dict[str, Any] = dict(raw_block)
@@ -353,11 +388,11 @@ class TurnReporter:
                     self.announce(str(block.get("id") or ""), str(block.get("name") or ""), block.get("args"))
                 elif btype not in ("invalid_tool_call", "server_tool_call", "server_tool_result"):
                     self.sink.put_block(block)
-        metadata_reason = (message.response_metadata or {}).get("finish_reason") or (
-            message.response_metadata or {}
-        ).get("stop_reason")
-        if metadata_reason:
-            outcome.finish_reason = str(metadata_reason)
+        response_metadata = message.response_metadata
+        if response_metadata:
+            reason = response_metadata.get("finish_reason") or response_metadata.get("stop_reason")
+            if reason:
+                self.outcome.finish_reason = str(reason)
 
     def say(self, text: str) -> None:
         """Send ``text`` to the user as agent message text."""
