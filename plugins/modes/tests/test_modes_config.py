@@ -92,6 +92,21 @@ async def test_a_broken_file_is_reported_and_the_built_in_modes_stay(tmp_path: P
         assert "kinds must be a list of strings" in agent.stderr()
 
 
+async def test_a_broken_file_is_reported_once_for_the_sessions_that_share_its_reading(tmp_path: Path) -> None:
+    import os
+    import time
+
+    path = user_config(tmp_path, '[modes.readonly]\nkinds = "read"\n')
+    old = time.time() - 60  # not just written: the core keeps one reading while the file stays as it is
+    os.utime(path, (old, old))
+    async with served(tmp_path) as agent:
+        await agent.initialize()
+        for _ in range(3):
+            new = await agent.conn.new_session(cwd=str(agent.cwd))
+            assert new.modes is not None and len(new.modes.available_modes) == 4
+        assert agent.stderr().count("kinds must be a list of strings") == 1
+
+
 async def test_model_option_switches_the_model_for_the_next_turn(tmp_path: Path) -> None:
     user_config(tmp_path, MODELS)
     async with served(tmp_path) as agent:
