@@ -117,3 +117,57 @@ def test_share_graph_false_compiles_for_the_session_alone() -> None:
     built = [_setup(graphs, []).create_agent(make_model(), tools=TOOLS, share_graph=False) for _ in range(3)]
     assert graphs.compiled == 0
     assert len({id(g) for g in built}) == 3
+
+
+class _AsyncWrapper(AgentMiddleware):  # type: ignore[type-arg]
+    async def awrap_model_call(self, request: Any, handler: Any) -> Any:
+        return await handler(request)
+
+    async def awrap_tool_call(self, request: Any, handler: Any) -> Any:
+        return await handler(request)
+
+
+class _SyncToolWrapper(AgentMiddleware):  # type: ignore[type-arg]
+    def wrap_tool_call(self, request: Any, handler: Any) -> Any:
+        return handler(request)
+
+
+class _Before(AgentMiddleware):  # type: ignore[type-arg]
+    async def abefore_model(self, state: Any, runtime: Any) -> None:
+        return None
+
+
+def test_the_first_stand_in_wrapping_a_call_binds_it_to_the_session() -> None:
+    """No separate binding middleware when a stand-in can bind: each middleware hook costs a LangSmith span."""
+    from langacp.shared_graphs import BINDING_NAME, _middleware_stand_ins
+
+    def shape(middleware: list[Any], *, bind_model: bool = True) -> list[tuple[str, set[str]]]:
+        return [
+            (m.name, set(getattr(m, "_binds", ()))) for m in _middleware_stand_ins(middleware, 1, bind_model=bind_model)
+        ]
+
+    before, wrapper = _Before(), _AsyncWrapper()
+    assert shape([before, wrapper]) == [(before.name, set()), (wrapper.name, {"awrap_model_call", "awrap_tool_call"})]
+    assert shape([before, wrapper], bind_model=False) == [(before.name, set()), (wrapper.name, {"awrap_tool_call"})]
+    # The first tool-call wrapper is sync only: a binding middleware binds tool calls, first of all.
+    sync = _SyncToolWrapper()
+    assert shape([sync, wrapper]) == [(BINDING_NAME, set()), (sync.name, set()), (wrapper.name, {"awrap_model_call"})]
+    # Nothing wraps the calls: a binding middleware binds them all.
+    binding = _middleware_stand_ins([before], 1, bind_model=True)[0]
+    assert binding.name == BINDING_NAME
+    assert hasattr(binding, "awrap_model_call") and hasattr(binding, "awrap_tool_call")
+
+
+async def test_each_session_of_a_shared_graph_runs_its_own_model_and_tool(tmp_path: Path) -> None:
+    from langacp.shared_graphs import _Bound
+
+    agent = await _agent("langacp.testing.agent:agent")
+    sids = [(await agent.new_session(cwd=str(tmp_path))).session_id for _ in range(3)]
+    assert agent.registry.live[sids[1]].graph is agent.registry.live[sids[2]].graph
+    for sid in sids[1:]:
+        response = await agent.prompt(session_id=sid, prompt=[text_block('tool add {"a": 2, "b": 3}')])
+        assert response.stop_reason == "end_turn"
+    parts = [next(iter(agent.registry.live[sid].context.scratch(_Bound).by_graph.values())) for sid in sids[1:]]
+    assert parts[0].model is not parts[1].model
+    assert [p.model.calls for p in parts] == [2, 2]  # each session's own model answered its two model calls
+    await agent.shutdown()

@@ -19,9 +19,12 @@ The shared graph holds **stand-ins**, never a session's objects:
 - each middleware is a stand-in of its class whose hooks call the same hook of the running
   session's own middleware at that place (so a session's middleware instance, with its session
   and settings, is the one that runs);
-- a first middleware, ``langacp_session_binding``, hands each model call the session's own model
-  and each tool call the session's own tool of that name (the graph's copies never run; they only
-  give the model the tools' names and schemas, which the key makes equal);
+- each model call gets the session's own model and each tool call the session's own tool of that
+  name (the graph's copies never run; they only give the model the tools' names and schemas, which
+  the key makes equal): the first stand-in that wraps model calls (tool calls) binds them before
+  calling the session's hook; when none does, a first middleware, ``langacp_session_binding``, binds
+  them (``create_agent`` wraps each middleware hook in a LangSmith span, ~40 µs a call even with
+  tracing off: a separate binding cost two of them per model and tool call);
 - the running session is the one whose turn runs in this task (:mod:`langacp.running`). A shared
   graph run outside a turn raises a clear error instead of using another session's objects.
 
@@ -142,8 +145,7 @@ class SharedGraphs:
                 model,
                 tools=[_stand_in(t) for t in tools],
                 system_prompt=system_prompt,
-                middleware=[_binding(token, bind_model=not isinstance(model, str))]
-                + [_middleware_stand_in(m, token, i) for i, m in enumerate(middleware)],
+                middleware=_middleware_stand_ins(middleware, token, bind_model=not isinstance(model, str)),
                 **kwargs,
             )
             self._remember(key, (token, graph))
@@ -296,8 +298,29 @@ _STAND_IN_CLASSES: weakref.WeakKeyDictionary[type[Any], type[Any]] = weakref.Wea
 """A stand-in class per middleware class (dropped with the class: a class made per session never stays)."""
 
 
+_BOUND_HOOKS = ("awrap_model_call", "awrap_tool_call")
+"""The hooks whose request a stand-in may bind to the session's model or tool (see :func:`_bind_request`)."""
+
+
+def _bind_request(hook: str, parts: _Parts, request: Any) -> Any:
+    """``request`` with the session's own model (a model call) or tool of that name (a tool call)."""
+    if hook == "awrap_model_call":
+        return request if parts.model is request.model else request.override(model=parts.model)
+    tool = parts.tools.get(request.tool_call["name"])
+    return request if tool is None or tool is request.tool else request.override(tool=tool)
+
+
 def _delegate(hook: str, impl: Callable[..., Any]) -> Callable[..., Any]:
     if inspect.iscoroutinefunction(impl):
+        if hook in _BOUND_HOOKS:
+
+            async def bound(self: Any, request: Any, *args: Any, **kwargs: Any) -> Any:
+                parts = _parts(self._token)
+                if hook in self._binds:
+                    request = _bind_request(hook, parts, request)
+                return await getattr(parts.middleware[self._slot], hook)(request, *args, **kwargs)
+
+            return functools.update_wrapper(bound, impl)
 
         async def acall(self: Any, *args: Any, **kwargs: Any) -> Any:
             return await getattr(_parts(self._token).middleware[self._slot], hook)(*args, **kwargs)
@@ -328,20 +351,63 @@ def _stand_in_class(cls: type[Any]) -> type[Any]:
     return made
 
 
-def _stand_in_init(self: Any, token: int, slot: int, original: Any) -> None:
+def _stand_in_init(self: Any, token: int, slot: int, original: Any, binds: frozenset[str] = frozenset()) -> None:
     self._token, self._slot, self._name = token, slot, original.name
+    self._binds = binds
+    """The hooks (of :data:`_BOUND_HOOKS`) whose request this stand-in binds to the session's model or tool."""
     self.state_schema = getattr(original, "state_schema", self.state_schema)
     self.tools = [_stand_in(t) for t in getattr(original, "tools", None) or ()]
     self.trace_policy = getattr(original, "trace_policy", None)
     self.transformers = tuple(getattr(original, "transformers", ()) or ())
 
 
-def _middleware_stand_in(middleware: Any, token: int, slot: int) -> Any:
-    return _stand_in_class(type(middleware))(token, slot, middleware)
+def _middleware_stand_ins(middleware: Sequence[Any], token: int, *, bind_model: bool) -> list[Any]:
+    """The stand-ins of a session's middleware, in order, binding each call to the session's model and tools.
+
+    ``create_agent`` chains the middleware that define a hook in their order, sync or async
+    (the first wraps the others), so the first one defining a model-call (tool-call) hook sees
+    every call first: its stand-in binds the request when that hook is async (langacp runs the
+    graph asynchronously). Otherwise, or when no middleware wraps those calls, a first
+    middleware binds them (:func:`_binding`).
+    """
+    from langchain.agents.middleware import AgentMiddleware
+
+    wanted = {"awrap_tool_call": True, "awrap_model_call": bind_model}
+    binds: list[set[str]] = [set() for _ in middleware]
+    for hook, needed in wanted.items():
+        sync = hook[1:]
+        first = next(
+            (
+                i
+                for i, m in enumerate(middleware)
+                if getattr(type(m), hook) is not getattr(AgentMiddleware, hook)
+                or getattr(type(m), sync) is not getattr(AgentMiddleware, sync)
+            ),
+            None,
+        )
+        if not needed:
+            wanted[hook] = False
+        elif first is not None and _overrides_async(type(middleware[first]), hook):
+            binds[first].add(hook)
+            wanted[hook] = False
+    stand_ins = [_stand_in_class(type(m))(token, i, m, frozenset(binds[i])) for i, m in enumerate(middleware)]
+    if wanted["awrap_tool_call"] or wanted["awrap_model_call"]:
+        stand_ins.insert(
+            0, _binding(token, bind_tools=wanted["awrap_tool_call"], bind_model=wanted["awrap_model_call"])
+        )
+    return stand_ins
 
 
-def _binding(token: int, *, bind_model: bool) -> Any:
-    """The first middleware of a shared graph: each call gets the session's own model and tool."""
+def _overrides_async(cls: type[Any], hook: str) -> bool:
+    """``cls`` defines its own async ``hook`` (its stand-in then delegates it, see :func:`_stand_in_class`)."""
+    from langchain.agents.middleware import AgentMiddleware
+
+    impl = getattr(cls, hook)
+    return impl is not getattr(AgentMiddleware, hook) and inspect.iscoroutinefunction(impl)
+
+
+def _binding(token: int, *, bind_tools: bool, bind_model: bool) -> Any:
+    """A first middleware of a shared graph that gives each call the session's own tool (and model)."""
     from langchain.agents.middleware import AgentMiddleware
 
     class SessionBinding(AgentMiddleware):  # type: ignore[type-arg]
@@ -349,20 +415,17 @@ def _binding(token: int, *, bind_model: bool) -> Any:
         def name(self) -> str:
             return BINDING_NAME
 
+    class SessionToolBinding(SessionBinding):
         async def awrap_tool_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
-            tool = _parts(token).tools.get(request.tool_call["name"])
-            if tool is not None and tool is not request.tool:
-                request = request.override(tool=tool)
-            return await handler(request)
-
-    if not bind_model:
-        return SessionBinding()
+            return await handler(_bind_request("awrap_tool_call", _parts(token), request))
 
     class SessionModelBinding(SessionBinding):
         async def awrap_model_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
-            model = _parts(token).model
-            if model is not request.model:
-                request = request.override(model=model)
-            return await handler(request)
+            return await handler(_bind_request("awrap_model_call", _parts(token), request))
 
-    return SessionModelBinding()
+    class SessionFullBinding(SessionToolBinding, SessionModelBinding):
+        pass
+
+    if bind_tools and bind_model:
+        return SessionFullBinding()
+    return SessionToolBinding() if bind_tools else SessionModelBinding()
