@@ -240,3 +240,34 @@ def test_session_id_comes_from_config_or_context() -> None:
     assert session_id_from({"configurable": {"thread_id": "t"}}, {"session_id": "c"}) == "c"
     assert session_id_from({"configurable": {"thread_id": "t"}}) == "t"
     assert session_id_from({}) is None
+
+
+class SharedModes:
+    """A modes plugin that hands every session the same ``SessionModeState`` (as langacp-modes shares
+    one per configuration)."""
+
+    def __init__(self) -> None:
+        from acp.schema import SessionMode, SessionModeState
+
+        modes = [SessionMode(id="ask", name="Ask"), SessionMode(id="code", name="Code")]
+        self.state = SessionModeState(current_mode_id="ask", available_modes=modes)
+
+    @hookimpl
+    def langacp_session_modes(self, session: Any) -> Any:
+        return self.state
+
+
+async def test_mode_middleware_hands_each_caller_a_state_of_its_own(tmp_path: Path) -> None:
+    from langacp.lib import ACPModeMiddleware
+
+    conn, shared = Conn(), SharedModes()
+    loaded = plugins(shared)
+    await open_session(conn, "s1", str(tmp_path), plugins=loaded)
+    await open_session(conn, "s2", str(tmp_path), plugins=loaded)
+    middleware = ACPModeMiddleware(conn)
+    first, second = middleware.modes("s1"), middleware.modes("s2")
+    assert first == shared.state and second == shared.state
+    first.current_mode_id = "code"  # the agent's own bookkeeping, say
+    first.available_modes.pop()
+    assert second.current_mode_id == "ask" and len(second.available_modes) == 2
+    assert shared.state.current_mode_id == "ask" and len(shared.state.available_modes) == 2

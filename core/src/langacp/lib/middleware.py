@@ -284,9 +284,13 @@ class ACPModeMiddleware(_SessionBound):
         return await _chain_model(wrappers, request, handler)
 
     def modes(self, session_id: str) -> Any:
-        """The session's ``SessionModeState`` for a ``session/new`` response (``None``: no modes)."""
+        """The session's ``SessionModeState`` for a ``session/new`` response (``None``: no modes).
+
+        A copy of its own: plugins may share one state among the sessions of a configuration.
+        """
         session = get_session(self.conn, session_id)
-        return session.plugins.session_modes(session.context)
+        state = session.plugins.session_modes(session.context)
+        return state.model_copy(deep=True) if state is not None else None
 
     async def set_mode(self, session_id: str, mode_id: str) -> None:
         """Switch the session to ``mode_id`` (-32602 for an unknown mode, -32601 without modes)."""
