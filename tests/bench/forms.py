@@ -43,9 +43,12 @@ Served forms are driven over real pipes by the SDK's client side (``langacp.clie
 Rows (``×`` = served / bare unless said otherwise):
 
 - **stream**: seconds until the whole ``long N`` answer (checked word for word) and the
-  response are in; throughput ratio = bare time / served time (higher is better).
+  response are in; throughput ratio = bare time / served time (higher is better). A second
+  line: the agent process's CPU time for it, as for **tools** (below).
 - **tools**: ``tools N``: N sequential ``add`` calls in one turn (N + 1 model calls), until the
-  response; the answer must be ``done: N``. Throughput ratio.
+  response; the answer must be ``done: N``. Throughput ratio. A second line shows the CPU time
+  (every thread) the agent process used for that turn (bare: the probe process's, around its
+  run); time ratio. The machine's load moves it much less than the wall time.
 - **concurrent**: S sessions each streaming ``long M`` at once; bare runs S threads at once.
   Throughput ratio.
 - **cold**: spawn → ``initialize`` → ``session/new`` answered; bare: spawn → the graph module
@@ -154,7 +157,9 @@ def wanted(key: str) -> bool:
 def rows(sizes: Sizes) -> list[Row]:
     return [
         Row("stream", f"stream {sizes.stream:,} tokens", True, "≥ 0.95× bare"),
+        Row("stream_cpu", "… its CPU time (the agent process)", False, "–"),
         Row("tools", f"{sizes.tools} sequential tool calls", True, "≥ 0.9× bare, ahead of every peer"),
+        Row("tools_cpu", "… its CPU time (the agent process)", False, "–"),
         Row(
             "concurrent", f"{sizes.sessions} concurrent sessions × {sizes.session_tokens:,} tokens", True, "≥ 0.9× bare"
         ),
@@ -384,9 +389,10 @@ async def measure_served(form: Form, sizes: Sizes, skip: set[str]) -> dict[str, 
 
                 async def tools() -> None:
                     session = await base._new_session(conn)
-                    t0 = time.perf_counter()
+                    t0, cpu0 = time.perf_counter(), cpu_seconds(process.pid)
                     stop = await _turn(conn, session, f"tools {sizes.tools}")
                     out["tools"] = time.perf_counter() - t0
+                    out["tools_cpu"] = cpu_seconds(process.pid) - cpu0
                     text = client.full_text(session)
                     if stop != "end_turn" or not text.endswith(f"done: {sizes.tools}"):
                         raise base.BenchmarkError(f"{form.name}: tools: stop {stop!r}, text {text[-80:]!r}")
@@ -399,7 +405,9 @@ async def measure_served(form: Form, sizes: Sizes, skip: set[str]) -> dict[str, 
 
                 async def stream() -> None:
                     session = await base._new_session(conn)
+                    cpu0 = cpu_seconds(process.pid)
                     out["stream"] = (await base.served_stream(conn, client, session, sizes.stream))[0]
+                    out["stream_cpu"] = cpu_seconds(process.pid) - cpu0
 
                 await step("new", sessions())
                 await step("tools", tools())
@@ -485,9 +493,13 @@ def bare_probe(spec: str) -> None:
         await inproc.stream(10)
         out: dict[str, float] = {}
         if wanted("stream"):
+            cpu0 = time.process_time()
             out["stream"] = await inproc.stream(sizes.stream)
+            out["stream_cpu"] = time.process_time() - cpu0
         if wanted("tools"):
+            cpu0 = time.process_time()
             out["tools"] = await inproc.tools(sizes.tools)
+            out["tools_cpu"] = time.process_time() - cpu0
         if wanted("concurrent"):
             t0 = time.perf_counter()
             await asyncio.gather(*(inproc.stream(sizes.session_tokens) for _ in range(sizes.sessions)))
@@ -672,7 +684,7 @@ async def measure_load(results: Results, forms: list[Form]) -> None:
 def _fmt(key: str, value: float) -> str:
     if key == "rss":
         return f"{value:.0f} MB"
-    if key == "cold_cpu":
+    if key.endswith("_cpu"):
         return f"{value:.2f} s CPU"
     if key in ("new",):
         return f"{value * 1000:.1f} ms"
