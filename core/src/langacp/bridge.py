@@ -50,6 +50,11 @@ NO_RESUME_TEXT = (
 )
 
 
+TEXT_WINDOW = 1 / 60
+"""How long after a send a stream's next tokens gather before they are sent (seconds): one frame
+of a 60 Hz display, so an editor redraws the text as often as it could show it, with half as many
+messages to serialise and parse as a 5 ms window (measured: 145 instead of 311 for 20,000 tokens)."""
+
 MAX_TEXT_WINDOW = 0.1
 """Longest a streamed token waits for others to join it, however many sessions stream at once (seconds)."""
 
@@ -80,7 +85,7 @@ class UpdateSink:
         send: Callable[[Any], Awaitable[None]],
         map_block: Callable[[dict[str, Any]], list[Any]] | None = None,
         *,
-        window: float = 0.005,
+        window: float = TEXT_WINDOW,
         max_window: float = MAX_TEXT_WINDOW,
     ) -> None:
         self._send = send
