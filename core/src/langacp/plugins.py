@@ -520,11 +520,11 @@ class Plugins:
         Asked once per call and session: the answer is kept on the (immutable) call, so its
         title, locations, start and result content (which each need the kind) do not ask again.
         """
-        from langacp.trust import project_kind
-
         known = call.__dict__.get(_KIND_MEMO)
         if known is not None and known[0] is self and known[1] is session:
             return cast("ToolKind", known[2])
+        from langacp.trust import project_kind
+
         kind = self._first("langacp_tool_kind", call=call, session=session) or "other"
         kind = project_kind(call.name, kind, session)
         object.__setattr__(call, _KIND_MEMO, (self, session, kind))

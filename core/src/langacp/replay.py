@@ -20,20 +20,10 @@ if TYPE_CHECKING:
     from langacp.bridge import UpdateSink
     from langacp.plugins import Plugins
 
-__all__ = ["pair_results", "replay_history", "replay_messages", "replayed_ids"]
+__all__ = ["pair_results", "replay_messages", "replayed_ids"]
 
 _NOT_CONTENT = {"tool_call", "tool_call_chunk", "invalid_tool_call", "server_tool_call", "server_tool_result"}
 """Blocks of an AI message that are not shown as content (tool calls are replayed on their own)."""
-
-
-async def replay_history(
-    plugins: Plugins, session: SessionContext, graph: Any, sink: UpdateSink, config: dict[str, Any]
-) -> int:
-    """Queue the thread's history on ``sink``; returns the number of messages replayed."""
-    state = await graph.aget_state(config)
-    messages = (state.values or {}).get("messages") or []
-    replay_messages(plugins, session, messages, sink)
-    return len(messages)
 
 
 def replay_messages(plugins: Plugins, session: SessionContext, messages: list[Any], sink: UpdateSink) -> None:
