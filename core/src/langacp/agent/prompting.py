@@ -22,6 +22,15 @@ DEFAULT_RECURSION_LIMIT = 1000
 _COMMAND_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.:-]*")
 
 
+class _Waiting:
+    """A prompt waiting for its turn to start; a ``session/cancel`` meanwhile marks it."""
+
+    __slots__ = ("cancelled",)
+
+    def __init__(self) -> None:
+        self.cancelled = False
+
+
 class PromptMethods:
     """Runs one turn at a time per session and stops it on ``session/cancel``."""
 
@@ -33,18 +42,28 @@ class PromptMethods:
         """Set on shutdown: no new turn starts."""
         self.unstable = False
         """The client speaks ACP's unstable schema: the response may carry ``usage`` (not in the stable one)."""
+        self._waiting: dict[str, set[_Waiting]] = {}
+        """Per session, the prompts waiting for their turn to start (behind a load of the session)."""
 
     async def prompt(self, session_id: str, prompt: list[Any]) -> PromptResponse:
-        session = self.registry.get(session_id)
-        if session.busy:
-            raise RequestError.invalid_params(
-                {"details": "a prompt is already running in this session; cancel it or wait for it to end"}
-            )
-        if self.closing:
-            raise RequestError.internal_error({"details": "the agent is shutting down"})
-        session.cancel_requested = session.started = False
-        session.ids.new_turn()
-        session.turn = asyncio.get_running_loop().create_task(self._turn(session, prompt), name="langacp.turn")
+        # After a load (resume, close) of the session that arrived first; the turn runs without the lock.
+        waiting = _Waiting()
+        self._waiting.setdefault(session_id, set()).add(waiting)
+        try:
+            async with self.registry.one_at_a_time(session_id):
+                self._waited(session_id, waiting)
+                session = self.registry.get(session_id)
+                if session.busy:
+                    raise RequestError.invalid_params(
+                        {"details": "a prompt is already running in this session; cancel it or wait for it to end"}
+                    )
+                if self.closing:
+                    raise RequestError.internal_error({"details": "the agent is shutting down"})
+                session.cancel_requested, session.started = waiting.cancelled, False
+                session.ids.new_turn()
+                session.turn = asyncio.get_running_loop().create_task(self._turn(session, prompt), name="langacp.turn")
+        finally:
+            self._waited(session_id, waiting)
         try:
             return await asyncio.shield(session.turn)
         except asyncio.CancelledError:
@@ -53,9 +72,19 @@ class PromptMethods:
             raise
 
     def cancel(self, session_id: str) -> None:
+        for waiting in self._waiting.get(session_id, ()):
+            waiting.cancelled = True  # its turn ends as ``cancelled`` as soon as it starts
         session = self.registry.live.get(session_id)
         if session is not None:
             session.cancel_turn()
+
+    def _waited(self, session_id: str, waiting: _Waiting) -> None:
+        """``waiting`` no longer waits for its turn to start (forgotten; the set too once empty)."""
+        prompts = self._waiting.get(session_id)
+        if prompts is not None:
+            prompts.discard(waiting)
+            if not prompts:
+                del self._waiting[session_id]
 
     async def _turn(self, session: Session, prompt: list[Any]) -> PromptResponse:
         if not prompt:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import logging
 import os
 import uuid
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from acp import RequestError
@@ -90,6 +91,14 @@ class Session:
         return messages
 
 
+@dataclass
+class _Turns:
+    """The lock of one session id's lifecycle, and how many requests hold it or wait for it."""
+
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    users: int = 0
+
+
 class SessionRegistry:
     """The sessions live in this connection, and the steps that open, save and close them."""
 
@@ -107,6 +116,27 @@ class SessionRegistry:
         """The factory's graphs compiled per configuration (``SessionSetup.create_agent``)."""
         self.leases = Leases()
         """One process serves a session at a time (see ``langacp.stores``)."""
+        self._turns: dict[str, _Turns] = {}
+
+    @contextlib.asynccontextmanager
+    async def one_at_a_time(self, session_id: str) -> AsyncIterator[None]:
+        """Run the body alone among the requests that open, replay, start a turn in or close ``session_id``.
+
+        They take their turns in the order they arrived (a lock per id, made on demand and dropped
+        when no request holds or waits for it). Never held across a running prompt: a prompt holds it
+        only while it starts its turn, so a running turn holds back no cancel, close or load.
+        """
+        turns = self._turns.get(session_id)
+        if turns is None:
+            turns = self._turns[session_id] = _Turns()
+        turns.users += 1
+        try:
+            async with turns.lock:
+                yield
+        finally:
+            turns.users -= 1
+            if not turns.users:
+                del self._turns[session_id]
 
     def get(self, session_id: str) -> Session:
         """The live session ``session_id``; -32002 if there is none."""
@@ -182,7 +212,10 @@ class SessionRegistry:
     async def restore(
         self, session_id: str, cwd: str, mcp_servers: list[Any] | None, additional_directories: list[str] | None
     ) -> tuple[Session, list[Any] | None]:
-        """The session, live or restored from the store, and (if restored) its thread's messages."""
+        """The session, live or restored from the store, and (if restored) its thread's messages.
+
+        The caller holds :meth:`one_at_a_time` for ``session_id`` (until the replay is sent, for a load).
+        """
         check_dirs(cwd, additional_directories)
         live = self.idle(session_id)
         if live is not None:

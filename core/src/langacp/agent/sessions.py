@@ -49,7 +49,18 @@ class SessionMethods:
     async def load(
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None, additional_directories: list[str] | None
     ) -> LoadSessionResponse:
-        """Restore the session and replay its conversation to the client."""
+        """Restore the session and replay its conversation to the client.
+
+        Alone among the requests for ``session_id`` until the replay is sent: two loads at once open
+        the session once and replay it twice, one replay after the other; a prompt sent with it
+        starts after the replay.
+        """
+        async with self.registry.one_at_a_time(session_id):
+            return await self._load(cwd, session_id, mcp_servers, additional_directories)
+
+    async def _load(
+        self, cwd: str, session_id: str, mcp_servers: list[Any] | None, additional_directories: list[str] | None
+    ) -> LoadSessionResponse:
         from langacp.replay import replay_messages
 
         session, messages = await self.registry.restore(session_id, cwd, mcp_servers, additional_directories)
@@ -70,7 +81,8 @@ class SessionMethods:
         self, session_id: str, cwd: str, additional_directories: list[str] | None, mcp_servers: list[Any] | None
     ) -> ResumeSessionResponse:
         """Restore the session without replaying it."""
-        session, _messages = await self.registry.restore(session_id, cwd, mcp_servers, additional_directories)
+        async with self.registry.one_at_a_time(session_id):
+            session, _messages = await self.registry.restore(session_id, cwd, mcp_servers, additional_directories)
         session.take_offer()  # the thread was read since: asked again
         return session_response(ResumeSessionResponse, self.plugins, session.context)
 
@@ -79,27 +91,28 @@ class SessionMethods:
     ) -> ForkSessionResponse:
         """A new session holding a copy of ``session_id``'s conversation; the two then diverge."""
         check_dirs(cwd, additional_directories)
-        target, store = await self.registry.loader.target_and_store()
-        live = self.registry.idle(session_id)
-        if live is not None:
-            sync_record(live.record, live.context)  # what its plugins hold now
-        source = live.record if live is not None else await self.registry.stored_record(store, session_id)
-        record = SessionRecord(
-            session_id=uuid.uuid4().hex,
-            cwd=cwd,
-            additional_directories=list(additional_directories or []),
-            title=source.title,
-            mode_id=live.context.mode_id if live is not None else source.mode_id,
-            data=copy.deepcopy(source.data),
-        )
-        fork_thread = getattr(store, "fork_thread", None)
-        if fork_thread is not None:  # a store that copies threads itself (a server's threads)
-            record.thread_id = await fork_thread(source.thread_id or session_id)
-        else:
-            checkpointer = live.graph.checkpointer if live is not None else None
-            if checkpointer is None:
-                checkpointer = store.checkpointer if target.is_factory else target.graph.checkpointer
-            await copy_thread(checkpointer, source.thread_id or session_id, record.session_id)
+        async with self.registry.one_at_a_time(session_id):  # the source is not opened nor closed meanwhile
+            target, store = await self.registry.loader.target_and_store()
+            live = self.registry.idle(session_id)
+            if live is not None:
+                sync_record(live.record, live.context)  # what its plugins hold now
+            source = live.record if live is not None else await self.registry.stored_record(store, session_id)
+            record = SessionRecord(
+                session_id=uuid.uuid4().hex,
+                cwd=cwd,
+                additional_directories=list(additional_directories or []),
+                title=source.title,
+                mode_id=live.context.mode_id if live is not None else source.mode_id,
+                data=copy.deepcopy(source.data),
+            )
+            fork_thread = getattr(store, "fork_thread", None)
+            if fork_thread is not None:  # a store that copies threads itself (a server's threads)
+                record.thread_id = await fork_thread(source.thread_id or session_id)
+            else:
+                checkpointer = live.graph.checkpointer if live is not None else None
+                if checkpointer is None:
+                    checkpointer = store.checkpointer if target.is_factory else target.graph.checkpointer
+                await copy_thread(checkpointer, source.thread_id or session_id, record.session_id)
         session = await self.registry.open(record, mcp_servers, created=True)
         offer = session.take_offer()  # nothing ran since it opened
         return session_response(ForkSessionResponse, self.plugins, session.context, offer, session_id=record.session_id)
@@ -130,21 +143,24 @@ class SessionMethods:
         """Close the session if it is open, remove its threads and its record; an unknown id is no error."""
         if not self.registry.loader.deletable():
             raise RequestError.method_not_found("session/delete")
-        target, store = await self.registry.loader.target_and_store()
-        live = self.registry.live.get(session_id)
-        if live is not None:
-            await self.registry.close(live)
-        try:
-            record = await store.get(session_id)
-        except StoreError:
-            record = None  # unreadable: still delete what can be deleted
-        if record is None and live is None:
-            return
-        checkpointer = store.checkpointer if target.is_factory else target.graph.checkpointer
-        if hasattr(checkpointer, "adelete_thread"):  # else a server's threads: its store's delete removes them
-            for thread in session_threads(session_id, record or (live.record if live is not None else None)):
-                await checkpointer.adelete_thread(thread)
-        await store.delete(session_id)  # type: ignore[attr-defined] # deletable() checked it
+        async with self.registry.one_at_a_time(session_id):
+            target, store = await self.registry.loader.target_and_store()
+            live = self.registry.live.get(session_id)
+            if live is not None:
+                await self.registry.close(live)
+            try:
+                record = await store.get(session_id)
+            except StoreError:
+                record = None  # unreadable: still delete what can be deleted
+            if record is None and live is None:
+                return
+            checkpointer = store.checkpointer if target.is_factory else target.graph.checkpointer
+            if hasattr(checkpointer, "adelete_thread"):  # else a server's threads: its store's delete removes them
+                for thread in session_threads(session_id, record or (live.record if live is not None else None)):
+                    await checkpointer.adelete_thread(thread)
+            await store.delete(session_id)  # type: ignore[attr-defined] # deletable() checked it
 
     async def close(self, session_id: str) -> None:
-        await self.registry.close(self.registry.get(session_id))
+        """Close the live session (after a load or resume of it that arrived first has finished)."""
+        async with self.registry.one_at_a_time(session_id):
+            await self.registry.close(self.registry.get(session_id))
