@@ -163,3 +163,25 @@ async def test_a_running_prompt_holds_back_no_load_fork_or_close(tmp_path: Path)
         await agent.conn.close_session(session_id=sid)
         assert await asyncio.wait_for(turn, 10) == "cancelled"
     assert_every_session_closed(tmp_path)
+
+
+async def test_a_mode_or_option_set_with_a_load_applies_to_the_loaded_session(tmp_path: Path) -> None:
+    """A setting sent right after a load waits for it, instead of -32002 or a half-restored session."""
+    pythonpath = os.pathsep.join(p for p in (str(SITE), os.environ.get("PYTHONPATH", "")) if p)
+    env = {"PYTHONPATH": pythonpath, "LANGACP_TESTPLUG": "events", "LANGACP_TEST_EVENTS": str(events_file(tmp_path))}
+    store = ["--store", f"sqlite:///{tmp_path / 'sessions.db'}"]
+    async with serve(plugins=["testplug", "modes"], args=store, env=env, cwd=tmp_path) as agent:
+        sid, _replay = await stored_session(agent)
+        loaded, _ = await asyncio.gather(
+            load(agent, sid), agent.conn.set_session_mode(session_id=sid, mode_id="readonly")
+        )
+        assert loaded.modes is not None and loaded.modes.current_mode_id != "readonly"  # answered before the switch
+        _, options = await asyncio.gather(
+            load(agent, sid), agent.conn.set_config_option(session_id=sid, config_id="mode", value="agentic")
+        )
+        assert {o.id: o.current_value for o in options.config_options}["mode"] == "agentic"
+        await agent.conn.close_session(session_id=sid)
+        again = await load(agent, sid)  # both were saved with the session
+        assert again.modes is not None and again.modes.current_mode_id == "agentic"
+        await agent.conn.close_session(session_id=sid)
+    assert_every_session_closed(tmp_path)
