@@ -3,38 +3,16 @@
 from __future__ import annotations
 
 import json
-import uuid
 from pathlib import Path
-from typing import Any
 
 from acp.schema import FileEditToolCallContent
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from langacp.testing.harness import serve
+from langacp.testing.harness import serve, store_thread
 
 WORKSPACE = "langacp.testing.workspace:agent"
 SIZE = 900_000
 """The edited file's size: under langacp-tools' diff limit (1 MiB), so a replay that read it would read it all."""
-
-
-async def _store(url: str, cwd: Path, messages: list[Any]) -> str:
-    """Write ``messages`` as a session's thread (and its record) into the SQLite file at ``url``."""
-    from langchain.agents import create_agent
-
-    from langacp.stores import SessionRecord, open_store
-    from langacp.testing.agent import TOOLS
-    from langacp.testing.model import ScriptedChatModel
-
-    store: Any = open_store(url)
-    await store.aopen()
-    try:
-        graph = create_agent(ScriptedChatModel(), tools=TOOLS, checkpointer=store.checkpointer)
-        session_id = uuid.uuid4().hex
-        await graph.aupdate_state({"configurable": {"thread_id": session_id}}, {"messages": messages}, as_node="model")
-        await store.put(SessionRecord(session_id=session_id, cwd=str(cwd), title="stored"))
-    finally:
-        await store.aclose()
-    return session_id
 
 
 def _bytes_read(pid: int) -> int:
@@ -55,7 +33,7 @@ async def test_a_replayed_edit_with_a_result_shows_it_without_reading_the_file(t
         "type": "tool_call",
     }
     url = f"sqlite://{tmp_path / 'sessions.db'}"
-    session_id = await _store(
+    session_id = await store_thread(
         url,
         tmp_path,
         [
@@ -96,7 +74,7 @@ async def test_a_turn_after_a_load_proposes_its_edit_against_the_file_as_it_is(t
         ToolMessage("", tool_call_id="call_1", name="write_file"),
         AIMessage("done"),
     ]
-    session_id = await _store(url, tmp_path, messages)
+    session_id = await store_thread(url, tmp_path, messages)
     async with serve(WORKSPACE, plugins=["tools"], args=["--store", url], cwd=tmp_path) as agent:
         await agent.initialize()
         await agent.conn.load_session(cwd=str(tmp_path), session_id=session_id, mcp_servers=[])

@@ -3,35 +3,13 @@
 from __future__ import annotations
 
 import sqlite3
-import uuid
 from contextlib import closing
 from pathlib import Path
 from typing import Any
 
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from langacp.testing.harness import serve
-
-
-async def _store(url: str, cwd: Path, messages: list[Any]) -> str:
-    """Write ``messages`` as a session's thread (and its record) into the SQLite file at ``url``."""
-    from langchain.agents import create_agent
-
-    from langacp.stores import SessionRecord, open_store
-    from langacp.testing.agent import TOOLS
-    from langacp.testing.model import ScriptedChatModel
-
-    store: Any = open_store(url)
-    await store.aopen()
-    try:
-        graph = create_agent(ScriptedChatModel(), tools=TOOLS, checkpointer=store.checkpointer)
-        session_id = uuid.uuid4().hex
-        config = {"configurable": {"thread_id": session_id}}
-        await graph.aupdate_state(config, {"messages": messages}, as_node="model")
-        await store.put(SessionRecord(session_id=session_id, cwd=str(cwd), title="stored"))
-    finally:
-        await store.aclose()
-    return session_id
+from langacp.testing.harness import serve, store_thread
 
 
 def _replayed(update: Any) -> tuple[Any, ...]:
@@ -61,7 +39,7 @@ async def test_adjacent_text_parts_of_a_message_are_replayed_as_one_update(store
         ),
         HumanMessage("thanks"),
     ]
-    session_id = await _store(store_url, tmp_path, messages)
+    session_id = await store_thread(store_url, tmp_path, messages)
     async with serve(args=["--store", store_url]) as agent:
         await agent.initialize()
         await agent.conn.load_session(cwd=str(tmp_path), session_id=session_id, mcp_servers=[])
@@ -85,7 +63,7 @@ async def test_adjacent_text_parts_of_a_message_are_replayed_as_one_update(store
 
 
 async def test_a_load_that_changes_nothing_does_not_rewrite_the_record(store_url: str, tmp_path: Path) -> None:
-    session_id = await _store(store_url, tmp_path, [HumanMessage("echo hi"), AIMessage("hi")])
+    session_id = await store_thread(store_url, tmp_path, [HumanMessage("echo hi"), AIMessage("hi")])
     database = store_url.removeprefix("sqlite://")
     with closing(sqlite3.connect(database)) as db, db:  # counts the writes of session records
         db.executescript(

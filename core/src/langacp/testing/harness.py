@@ -47,6 +47,7 @@ __all__ = [
     "serve_command",
     "serve_in_process",
     "serve_raw_in_process",
+    "store_thread",
     "write_project_config",
     "write_user_config",
 ]
@@ -385,3 +386,30 @@ def write_project_config(home: Path, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     return path
+
+
+async def store_thread(url: str, cwd: Path, messages: Sequence[Any], *, title: str = "stored") -> str:
+    """Store ``messages`` as a new session's thread (and its record, in ``cwd``) with the store at ``url``.
+
+    The thread is written through the scripted agent's graph, as if its model had said it all;
+    returns the session id, for ``session/load``.
+    """
+    import uuid
+
+    from langchain.agents import create_agent
+
+    from langacp.stores import SessionRecord, open_store
+    from langacp.testing.agent import TOOLS
+    from langacp.testing.model import ScriptedChatModel
+
+    store: Any = open_store(url)
+    await store.aopen()
+    try:
+        graph = create_agent(ScriptedChatModel(), tools=TOOLS, checkpointer=store.checkpointer)
+        session_id = uuid.uuid4().hex
+        config: Any = {"configurable": {"thread_id": session_id}}
+        await graph.aupdate_state(config, {"messages": list(messages)}, as_node="model")
+        await store.put(SessionRecord(session_id=session_id, cwd=str(cwd), title=title))
+    finally:
+        await store.aclose()
+    return session_id
