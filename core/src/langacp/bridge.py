@@ -125,19 +125,8 @@ class UpdateSink:
             self.put(_Block(block))
             return
         text = block.get(key)
-        queue = self._queue
-        if queue and not self._broken:
-            tail = queue[-1]
-            if (
-                tail.__class__ is _Block
-                and tail.key == key
-                and tail.size < _MAX_COALESCE
-                and block.keys() <= _JOINABLE_KEYS[key]
-            ):
-                joined = str(text or "")
-                tail.parts.append(joined)
-                tail.size += len(joined)
-                return  # the sender is awake or waiting for its window, and sends the tail
+        if block.keys() <= _JOINABLE_KEYS[key] and self._join(key, str(text or "")):
+            return
         if isinstance(text, str):
             self.put(_Block(block, key, [text], len(text)))
         else:
@@ -145,14 +134,19 @@ class UpdateSink:
 
     def put_text(self, text: str) -> None:
         """Queue streamed agent message text: ``put_block({"type": "text", "text": text})``, for each token."""
+        if not self._join("text", text):
+            self.put(_Block({"type": "text", "text": text}, "text", [text], len(text)))
+
+    def _join(self, key: str, text: str) -> bool:
+        """Join ``text`` to the unsent ``key`` block at the end of the queue, if there is one with room."""
         queue = self._queue
         if queue and not self._broken:
             tail = queue[-1]
-            if tail.__class__ is _Block and tail.key == "text" and tail.size < _MAX_COALESCE:
+            if tail.__class__ is _Block and tail.key == key and tail.size < _MAX_COALESCE:
                 tail.parts.append(text)
                 tail.size += len(text)
-                return
-        self.put(_Block({"type": "text", "text": text}, "text", [text], len(text)))
+                return True  # the sender is awake or waiting for its window, and sends the tail
+        return False
 
     async def flush(self) -> None:
         """Wait until every queued update has been written (sent now, without waiting for a window)."""
