@@ -64,6 +64,8 @@ async def test_attach_and_detach_mid_session(tmp_path: Path) -> None:
             # the program prompts; the attached editor sees the turn and answers its permission request
             assert (await conn.prompt(sid, 'tool add {"a": 1, "b": 2}')).text == "done: 3"
             assert [r.tool_call.title for r in editor.permission_requests] == ["add"]
+            # the editor's copy of the turn travels through the attach process: it may land just after
+            await editor.wait_for(lambda _updates: "done: 3" in editor.text(sid))
             assert "done: 3" in editor.text(sid)
             # file writes go to the editor, which declared fs
             await conn.prompt(sid, WRITE % ("editor.txt", "via the editor"))
@@ -105,6 +107,21 @@ async def test_attach_without_a_gateway(tmp_path: Path) -> None:
     )
     _, err = await process.communicate()
     assert process.returncode == 1 and b"no gateway at" in err
+
+
+async def test_attach_ends_quietly_when_the_editor_goes(tmp_path: Path) -> None:
+    """The editor closes its pipes: ``langacp attach`` exits 0 without a traceback (the editor logs stderr)."""
+    async with ConnectionManager() as manager, Gateway(manager, tmp_path / "sockets") as gateway:
+        await manager.connect("helper", command=AGENT[0], args=AGENT[1:], cwd=tmp_path, env=_env(tmp_path))
+        path = await gateway.open("helper")
+        process = await asyncio.create_subprocess_exec(
+            *(sys.executable, "-m", "langacp.cli", "attach", "helper", "--dir", str(path.parent)),
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        _, err = await asyncio.wait_for(process.communicate(b""), 30)  # stdin closed at once
+    assert process.returncode == 0 and b"Traceback" not in err, err.decode()
 
 
 async def test_langacp_chat_attaches_to_a_running_agent(tmp_path: Path) -> None:

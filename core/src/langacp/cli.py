@@ -199,7 +199,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             return _main(argv)
         finally:
-            sys.stdout.flush()  # here, not at interpreter exit, where a closed pipe prints a traceback
+            if not sys.stdout.closed:  # a command may have closed it (attach, when its editor goes)
+                sys.stdout.flush()  # here, not at interpreter exit, where a closed pipe prints a traceback
     except BrokenPipeError:
         stdout_closed()
         return EXIT_STDOUT_CLOSED
