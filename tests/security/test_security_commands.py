@@ -68,3 +68,34 @@ async def test_always_allow_never_covers_a_writing_or_chained_command(tmp_path: 
     assert covered["status"] == "completed"
     assert sorted(p.name for p in work.iterdir()) == [".git", "notes.txt"]
     assert (work / "notes.txt").read_text() == "one\ntwo\n"
+
+
+async def test_always_allow_for_git_never_covers_an_abbreviated_option_or_a_reflog_expiry(tmp_path: Path) -> None:
+    """git takes any unambiguous abbreviation of a long option: ``--open-files-in=CMD`` is
+    ``--open-files-in-pager=CMD`` and runs CMD. ``git reflog expire`` deletes the reflog."""
+    work = tmp_path / "work"
+    _repo(work)
+    client = EditorClient(answer=_always_then_reject, fs=False, terminal=False)
+    approved_then_attacks = [
+        ("git grep one", ["git grep --open-files-in='touch pwned8' one", "git grep --open-files-in-p='touch p9' one"]),
+        ("git log -1", ["git log -1 --outp=pwned10", "git log -1 --ext-dif"]),
+        ("git reflog -1", ["git reflog expire --expire=now --all", "git reflog delete HEAD@1"]),
+    ]
+    async with served(work, tmp_path, client) as agent:
+        sid = await agent.start()
+        results: list[tuple[str, dict[str, Any]]] = []
+        for approved, attacks in approved_then_attacks:
+            ANSWERS[:] = ["allow_always", *(["reject_once"] * len(attacks))]
+            results.append((approved, await call(agent, sid, "run_command", command=approved)))
+            for attack in attacks:
+                results.append((attack, await call(agent, sid, "run_command", command=attack)))
+        covered = await call(agent, sid, "run_command", command="git grep -n two")  # what "always" did remember
+    asked = [r.tool_call.raw_input["command"] for r in client.permission_requests]  # type: ignore[index]
+    assert asked == [command for command, _ in results]  # every attack was asked about, none ran unasked
+    for command, result in results:
+        approved = command in {a for a, _ in approved_then_attacks}
+        assert result["status"] == ("completed" if approved else "failed"), command
+    assert covered["status"] == "completed"
+    assert sorted(p.name for p in work.iterdir()) == [".git", "notes.txt"]
+    reflog = subprocess.run(["git", "reflog"], cwd=work, capture_output=True, text=True, check=True).stdout
+    assert "first" in reflog

@@ -168,6 +168,12 @@ def _pattern(prefix: list[str], options: list[str] | None, denied: tuple[str, ..
         ({"command": "sed -n 1p notes.txt"}, "execute", {"tool": "t", "exact": '"sed -n 1p notes.txt"'}),
         ({"command": "git -c core.pager=cat log"}, "execute", {"tool": "t", "exact": '"git -c core.pager=cat log"'}),
         ({"command": "git log --output=F"}, "execute", {"tool": "t", "exact": '"git log --output=F"'}),
+        (
+            {"command": "git grep --open-files-in=sh x"},
+            "execute",
+            {"tool": "t", "exact": '"git grep --open-files-in=sh x"'},
+        ),
+        ({"command": "git reflog expire --all"}, "execute", {"tool": "t", "exact": '"git reflog expire --all"'}),
         ({"command": "git config alias.x '!sh'"}, "execute", {"tool": "t", "exact": "\"git config alias.x '!sh'\""}),
         ({"command": "git st"}, "execute", {"tool": "t", "exact": '"git st"'}),  # an alias, maybe a shell
         ({"command": "ls *"}, "execute", {"tool": "t", "exact": '"ls *"'}),  # a glob may expand to an option
@@ -216,6 +222,13 @@ def test_the_scope_of_always(args: dict[str, object], kind: str, scope: dict[str
         ("pytest -q tests/a.py", ["pytest -q tests/b.py"], ["pytest -q --basetemp=/x", "pytest", "pytest -q x && y"]),
         ("sort -u notes.txt", ["sort -u other.txt"], ["sort -u -o notes.txt notes.txt", "sort -u --output=x y"]),
         ("npm run test", ["npm run test"], ["npm run deploy", "npm run test -- --watch", "npm exec x"]),
+        (  # git takes unambiguous abbreviations of long options: --open-files-in=CMD runs CMD
+            "git grep one",
+            ["git grep -n two", "git grep -e one -- src"],
+            ["git grep --open-files-in=touch one", "git grep --open-files-in-pager one", "git grep --o=sh one"],
+        ),
+        ("git log -1", ["git log -1 --oneline"], ["git log --outp=F", "git log --ext-dif", "git log --textc"]),
+        ("git reflog -1", ["git reflog show -5"], ["git reflog expire --expire=now --all", "git reflog delete x"]),
     ],
 )
 def test_what_an_always_allowed_command_covers(approved: str, covered: list[str], asked: list[str]) -> None:

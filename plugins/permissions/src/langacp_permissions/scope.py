@@ -15,7 +15,8 @@
     global options such as ``-c`` / ``-C``, an unknown git subcommand which may be an alias);
   - **a read-only git subcommand** (``git log``, ``git diff``, ``git status``, …): that
     subcommand with any arguments *except* the options that write a file or run a program
-    (``--output``, ``--ext-diff``, ``--textconv``, ``-O`` / ``--open-files-in-pager``, …);
+    (``--output``, ``--ext-diff``, ``--textconv``, ``-O`` / ``--open-files-in-pager``, …, and their
+    abbreviations, which git accepts) and the verbs that make it write (``git reflog expire``);
   - **any other program**: the program and its leading words before the first option (at
     most two: ``npm run test``, ``cargo build``, ``cat notes.txt``) with **exactly the same
     options** (``pytest -q`` covers ``pytest -q tests/other.py``, not ``pytest --basetemp=/x``);
@@ -63,6 +64,8 @@ GIT_RUNS_THINGS = frozenset(
     "hook alias var archimport cvsimport svn p4 send-email request-pull".split()
 )
 """git subcommands that run programs or change configuration (aliases, pagers): exact only."""
+GIT_WRITING_VERBS = {"reflog": frozenset({"expire", "delete", "drop"})}
+"""Verbs that make a read-only git subcommand write (``git reflog expire`` deletes the reflog): exact only."""
 GIT_KNOWN = GIT_READ_ONLY | frozenset(
     "add commit push pull fetch clone init checkout switch restore reset revert merge rebase cherry-pick stash "
     "branch tag remote mv rm clean apply am format-patch archive gc prune worktree notes range-diff".split()
@@ -124,10 +127,19 @@ def _is_option(word: str) -> bool:
 
 def _git_denied(word: str) -> bool:
     if word.startswith("--"):
-        return any(word == o or word.startswith(o + "=") for o in _GIT_DENIED_LONG)
+        # git takes any unambiguous abbreviation of a long option (--open-files-in=CMD runs CMD):
+        # a word that could abbreviate a denied option is denied (a full option it prefixes, such
+        # as --text of --textconv, is only asked about again).
+        name = word.split("=", 1)[0]
+        return name != "--" and any(o.startswith(name) for o in _GIT_DENIED_LONG)
     if _is_option(word):  # a cluster of short options (-po) or one with its value attached (-ofile)
         return any(c in _GIT_DENIED_SHORT for c in word[1:])
     return False
+
+
+def _git_writes(sub: str, rest: list[str]) -> bool:
+    """Whether git ``sub`` with the words ``rest`` may write or run something (a denied option, a writing verb)."""
+    return any(_git_denied(w) for w in rest) or (bool(rest) and rest[0] in GIT_WRITING_VERBS.get(sub, ()))
 
 
 @dataclass(frozen=True)
@@ -186,7 +198,7 @@ class Scope:
             return False
         rest = words[len(self.prefix) :]
         if self.options is None:
-            return not any(_git_denied(w) for w in rest) if self.denied else True
+            return not _git_writes(self.prefix[-1], rest) if self.denied else True
         return tuple(sorted(w for w in rest if _is_option(w))) == self.options
 
     def as_json(self) -> dict[str, Any]:
@@ -252,7 +264,7 @@ def _pattern(tool: str, words: list[str]) -> Scope | None:
         if sub not in GIT_KNOWN or sub in GIT_RUNS_THINGS:  # a global option (-c, -C), an alias, a runner
             return None
         rest = words[2:]
-        if any(_git_denied(w) for w in rest):
+        if _git_writes(sub, rest):
             return None
         if sub in GIT_READ_ONLY:
             return Scope(tool, prefix=(program, sub), denied=GIT_DENIED)
