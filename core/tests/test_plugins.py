@@ -10,12 +10,16 @@ import asyncio
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from acp import RequestError, image_block, text_block
-from core_support import REPO, Running, StartAgent, agent_env
+from core_support import FIXTURES, REPO, Running, StartAgent, agent_env
 
 from langacp.client import RecordingClient
+from langacp.testing.calls import tool_prompt
+
+TRACED = f"{FIXTURES / 'stages_target.py'}:traced"
 
 
 def plugins_json(*args: str, **env_kw: object) -> tuple[dict[str, dict[str, object]], str]:
@@ -165,6 +169,26 @@ async def test_deny_policy_never_runs_the_tool(start_agent: StartAgent) -> None:
         assert final.status == "failed"
         assert "denied" in agent.client.text(sid) and "done: 2" not in agent.client.text(sid)
         assert agent.client.permission_requests == []
+
+
+async def test_tool_starting_hook_runs_after_the_permission_check_and_before_the_tool(
+    start_agent: StartAgent, tmp_path: Path
+) -> None:
+    """langacp_tool_starting, over real pipes: once per call that runs, with its arguments, before the
+    tool (the file the tool writes is not there yet); never for a call the policy refused."""
+    target = tmp_path / "written.txt"
+    args = {"path": str(target), "text": "hi"}
+    async with start_agent(TRACED, testplug=["events", "deny"], subprocess=True) as agent:
+        sid = await agent.start()
+        assert await agent.prompt(sid, tool_prompt("write_file", **args)) == "end_turn"
+        assert await agent.prompt(sid, 'tool add {"a": 1, "b": 1}') == "end_turn"  # denied by testplug
+        assert agent.client.of(sid, "tool_call_update")[-1].status == "failed"
+        starting = [e for e in agent.events() if e["event"] in ("tool_starting", "tool_file")]
+        assert starting == [
+            {"event": "tool_starting", "tool": "write_file", "id": starting[0]["id"], "args": args},
+            {"event": "tool_file", "exists": False},
+        ]
+        assert target.read_text() == "hi\n"
 
 
 async def test_a_denial_carries_its_reason_to_the_model_and_the_editor(start_agent: StartAgent) -> None:

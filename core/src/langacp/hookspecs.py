@@ -178,6 +178,18 @@ def langacp_tool_result_content(call: ToolCallInfo, result: Any, session: Sessio
 
 
 @hookspec
+def langacp_tool_starting(call: ToolCallInfo, session: SessionContext) -> Awaitable[None] | None:
+    """A tool call is about to run: its checks and the permission policy let it through (async-capable).
+
+    Called by the core's tool guard (factory targets) and the library's ``ACPToolMiddleware``
+    right before the tool runs, after the call was reported ``in_progress``; the tool runs once
+    every implementation has returned (or its awaitable finished). For work a tool's result
+    needs done first, such as reading the file an edit will change for the result's diff: a
+    hook, not a ``wrap_tool_call`` middleware, so a call that is not yours costs one function call.
+    """
+
+
+@hookspec
 def langacp_tool_updates(call: ToolCallInfo, result: Any, session: SessionContext) -> list[Any] | None:
     """Return extra ACP session updates a finished tool call produces (e.g. a ``plan``).
 
@@ -354,6 +366,7 @@ ASYNC_CAPABLE: frozenset[str] = frozenset(
         "langacp_authenticate",
         "langacp_session_middleware",
         "langacp_session_tools",
+        "langacp_tool_starting",
         "langacp_ask_permission",
         "langacp_resume_interrupt",
         "langacp_set_mode",

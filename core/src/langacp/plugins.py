@@ -553,6 +553,12 @@ class Plugins:
             "list[Any]", self._first("langacp_tool_result_content", call=call, result=result, session=session) or []
         )
 
+    async def tool_starting(self, call: ToolCallInfo, session: SessionContext) -> None:
+        """``langacp_tool_starting``: ``call`` is about to run (its checks and the permission policy passed)."""
+        for result in self._all("langacp_tool_starting", call=call, session=session):
+            if result is not None and inspect.isawaitable(result):
+                await result
+
     def tool_updates(self, call: ToolCallInfo, result: Any, session: SessionContext) -> list[Any]:
         """Extra session updates (a plan, …) a finished tool call produces."""
         found = self._all("langacp_tool_updates", call=call, result=result, session=session)

@@ -71,6 +71,19 @@ async def test_edit_file_diff_has_old_text_from_before_the_tool_ran(tmp_path: Pa
     assert (result.old_text, result.new_text) == ("a = 1\nb = 2\n", "a = 1\nb = 3\n")
 
 
+def _ask(tmp_path: Path) -> dict[str, str]:
+    """The environment of a plugin ``askplug`` whose policy asks about every edit."""
+    site = tmp_path / "site"
+    (site / "askplug-0.1.dist-info").mkdir(parents=True)
+    (site / "askplug-0.1.dist-info" / "METADATA").write_text("Metadata-Version: 2.1\nName: askplug\nVersion: 0.1\n")
+    (site / "askplug-0.1.dist-info" / "entry_points.txt").write_text("[langacp]\naskplug = ask_plugin\n")
+    (site / "ask_plugin.py").write_text(
+        "from langacp import hookimpl\n\n@hookimpl\ndef langacp_permission(call, kind, session):\n"
+        "    return 'ask' if kind == 'edit' else None\n"
+    )
+    return {"PYTHONPATH": os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH")]))}
+
+
 async def test_the_permission_request_carries_the_proposed_diff(tmp_path: Path) -> None:
     """With a policy that asks about edits, the request shows the diff to approve."""
     (tmp_path / "f.txt").write_text("old\n")
@@ -80,17 +93,8 @@ async def test_the_permission_request_carries_the_proposed_diff(tmp_path: Path) 
         seen.append(request.tool_call)
         return "reject_once"
 
-    site = tmp_path / "site"
-    (site / "askplug-0.1.dist-info").mkdir(parents=True)
-    (site / "askplug-0.1.dist-info" / "METADATA").write_text("Metadata-Version: 2.1\nName: askplug\nVersion: 0.1\n")
-    (site / "askplug-0.1.dist-info" / "entry_points.txt").write_text("[langacp]\naskplug = ask_plugin\n")
-    (site / "ask_plugin.py").write_text(
-        "from langacp import hookimpl\n\n@hookimpl\ndef langacp_permission(call, kind, session):\n"
-        "    return 'ask' if kind == 'edit' else None\n"
-    )
-    env = {"PYTHONPATH": os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH")]))}
     async with serve_in_process(
-        WORKSPACE, plugins=["tools", "askplug"], cwd=tmp_path, client=RecordingClient(answer=answer), env=env
+        WORKSPACE, plugins=["tools", "askplug"], cwd=tmp_path, client=RecordingClient(answer=answer), env=_ask(tmp_path)
     ) as agent:
         sid = await agent.start()
         await agent.prompt(sid, _tool("write_file", path="f.txt", content="new\n"))
@@ -100,6 +104,28 @@ async def test_the_permission_request_carries_the_proposed_diff(tmp_path: Path) 
     assert isinstance(diff, FileEditToolCallContent)
     assert (diff.old_text, diff.new_text) == ("old\n", "new\n")
     assert (tmp_path / "f.txt").read_text() == "old\n"  # rejected: not written
+
+
+async def test_the_result_diff_starts_from_the_file_as_it_was_when_the_tool_ran(tmp_path: Path) -> None:
+    """The file changed while the user was asked (after the proposal): the result's diff shows the
+    text the tool really changed, read again right before it ran; the request showed the earlier one."""
+    target = tmp_path / "f.txt"
+    target.write_text("old\n")
+
+    def answer(request: PermissionRequest) -> str:
+        target.write_text("changed meanwhile\n")
+        return "allow_once"
+
+    async with serve_in_process(
+        WORKSPACE, plugins=["tools", "askplug"], cwd=tmp_path, client=RecordingClient(answer=answer), env=_ask(tmp_path)
+    ) as agent:
+        sid = await agent.start()
+        assert await agent.prompt(sid, _tool("write_file", path="f.txt", content="new\n")) == "end_turn"
+        call = only_call(agent.client.of(sid))
+    [[proposed], [result]] = call["contents"]
+    assert (proposed.old_text, proposed.new_text) == ("old\n", "new\n")
+    assert (result.old_text, result.new_text) == ("changed meanwhile\n", "new\n")
+    assert target.read_text() == "new\n"
 
 
 async def test_no_diff_for_a_file_outside_the_session(tmp_path: Path) -> None:

@@ -175,6 +175,7 @@ class ACPToolMiddleware(_SessionBound):
         turn = current_turn(session)
         if self.report_start:
             turn.tool_started(call.tool_call_id, call.name, call.args)
+        await session.plugins.tool_starting(call, session.context)
         wrappers = [m for m in session.middleware if not _is_mode(m)]
         result = await run_contained(call, lambda r: _chain_tool(wrappers, r, handler), request)
         if self.report_result and isinstance(result, ToolMessage):

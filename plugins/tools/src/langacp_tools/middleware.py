@@ -1,9 +1,10 @@
-"""LangChain middleware that reads the files edit calls will change, in a worker thread (never on the event loop).
+"""Reading the files edit calls will change, in a worker thread (never on the event loop).
 
-Right after the model answers (before langacp reports its tool calls), the old text of every
-file an ``edit`` call names is read, so the proposed diff shown with the call and in the
-permission request needs no read on the event loop. Just before the tool runs (after the
-permission check) it is read again, so the result diff compares with what was really there.
+Right after the model answers (before langacp reports its tool calls), a LangChain middleware
+reads the old text of every file an ``edit`` call names, so the proposed diff shown with the
+call and in the permission request needs no read on the event loop. Just before the tool runs
+(after the permission check) the ``langacp_tool_starting`` hook reads it again (:func:`capture`),
+so the result diff compares with what was really there.
 """
 
 from __future__ import annotations
@@ -20,11 +21,9 @@ from langacp_tools.diffs import capture_before
 from langacp_tools.kinds import kind_of
 
 if TYPE_CHECKING:
-    from langchain.agents.middleware import ModelRequest, ModelResponse, ToolCallRequest
-    from langchain_core.messages import ToolMessage
-    from langgraph.types import Command
+    from langchain.agents.middleware import ModelRequest, ModelResponse
 
-__all__ = ["READ_TIMEOUT", "DiffCapture"]
+__all__ = ["READ_TIMEOUT", "DiffCapture", "capture"]
 
 log = logging.getLogger("langacp_tools")
 
@@ -47,12 +46,6 @@ class DiffCapture(AgentMiddleware):  # type: ignore[type-arg]
         plugins = self.session.plugins
         return plugins.tool_kind(call, self.session) if plugins is not None else kind_of(call.name)
 
-    async def _capture(self, call: ToolCallInfo) -> None:
-        try:
-            await asyncio.wait_for(asyncio.to_thread(capture_before, call, self.session), READ_TIMEOUT)
-        except TimeoutError:
-            log.warning("langacp-tools: reading the file of %s for its diff took too long; no diff", call.name)
-
     async def awrap_model_call(
         self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[ModelResponse]]
     ) -> Any:
@@ -61,15 +54,13 @@ class DiffCapture(AgentMiddleware):  # type: ignore[type-arg]
             for tool_call in getattr(message, "tool_calls", None) or []:
                 call = ToolCallInfo.from_tool_call(tool_call)
                 if call.tool_call_id and self._kind(call) == "edit":
-                    await self._capture(call)
+                    await capture(call, self.session)
         return response
 
-    async def awrap_tool_call(
-        self,
-        request: ToolCallRequest,
-        handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command[Any]]],
-    ) -> ToolMessage | Command[Any]:
-        call = ToolCallInfo.from_tool_call(request.tool_call)
-        if self._kind(call) == "edit" and call.tool_call_id:
-            await self._capture(call)
-        return await handler(request)
+
+async def capture(call: ToolCallInfo, session: SessionContext) -> None:
+    """Read and remember the old text of the file edit ``call`` changes, in a worker thread."""
+    try:
+        await asyncio.wait_for(asyncio.to_thread(capture_before, call, session), READ_TIMEOUT)
+    except TimeoutError:
+        log.warning("langacp-tools: reading the file of %s for its diff took too long; no diff", call.name)

@@ -6,6 +6,7 @@ imported inside the hooks that need them.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from typing import Any
 
 from langacp.api import SessionContext, ToolCallInfo, hookimpl, layers_for
@@ -93,3 +94,14 @@ def langacp_session_middleware(session: SessionContext) -> list[Any]:
     from langacp_tools.middleware import DiffCapture
 
     return [DiffCapture(session)]
+
+
+@hookimpl
+def langacp_tool_starting(call: ToolCallInfo, session: SessionContext) -> Awaitable[None] | None:
+    """An edit is about to run (after the permission check): read its file again, so the result's
+    diff compares with what was really there."""
+    if not call.tool_call_id or _kind(call, session) != "edit":
+        return None
+    from langacp_tools.middleware import capture
+
+    return capture(call, session)
