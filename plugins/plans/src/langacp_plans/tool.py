@@ -6,13 +6,14 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from langchain.agents.middleware import AgentMiddleware
-from langchain_core.tools import BaseTool, tool
+from langchain_core.tools import BaseTool, StructuredTool, tool
+from langchain_core.utils.function_calling import convert_to_openai_function
 from pydantic import BaseModel, Field
 
 if TYPE_CHECKING:
     from langchain.agents.middleware import ModelRequest, ModelResponse
 
-__all__ = ["HideWhenTodos", "PlanItem", "update_plan"]
+__all__ = ["HideWhenTodos", "PlanArguments", "PlanItem", "update_plan"]
 
 
 class PlanItem(BaseModel):
@@ -23,16 +24,43 @@ class PlanItem(BaseModel):
     priority: Literal["high", "medium", "low"] = "medium"
 
 
+class PlanArguments(BaseModel):
+    """``update_plan``'s arguments: what the model sends is validated against this."""
+
+    entries: list[PlanItem]
+
+
 @tool("update_plan")
-def update_plan(entries: list[PlanItem]) -> str:
+def _described(entries: list[PlanItem]) -> str:
     """Show the user your plan for a task with several steps, and keep it current.
 
     Send the complete list every time (it replaces the previous one): mark a step
     ``in_progress`` when you start it and ``completed`` as soon as it is done. Skip this tool
     for simple one-step requests.
     """
-    done = sum(1 for entry in entries if entry.status == "completed")
-    return f"Plan updated: {done} of {len(entries)} steps completed."
+    raise NotImplementedError  # only described: update_plan (below) runs
+
+
+def _update_plan(**arguments: Any) -> str:
+    checked = PlanArguments.model_validate(arguments).entries  # a ValidationError fails the call
+    done = sum(1 for entry in checked if entry.status == "completed")
+    return f"Plan updated: {done} of {len(checked)} steps completed."
+
+
+_FUNCTION = convert_to_openai_function(_described)
+
+update_plan: BaseTool = StructuredTool.from_function(
+    _update_plan,
+    name=_FUNCTION["name"],
+    description=_FUNCTION["description"],
+    args_schema=_FUNCTION["parameters"],
+)
+"""The ``update_plan`` tool. Its argument schema is the JSON schema LangChain makes of
+:class:`PlanArguments` for a model, made once: a model's ``bind_tools`` converts every tool on
+every model call, and converting the pydantic schema (``PlanItem`` nested under ``$defs``,
+dereferenced and copied each time) cost ~4x a flat tool's. The arguments are validated against
+:class:`PlanArguments` when it runs, so an invalid plan fails the call with the same
+``ValidationError`` the pydantic schema gave (``ToolNode`` turns it into the same message)."""
 
 
 def _name(tool_: Any) -> str | None:
