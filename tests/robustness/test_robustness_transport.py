@@ -123,3 +123,21 @@ def test_serve_with_stdout_redirected_to_a_regular_file(tmp_path: Path) -> None:
     replies = {m.get("id"): m for m in map(json.loads, out.read_text().splitlines())}
     assert replies[1]["result"]["protocolVersion"] == 1
     assert "sessionId" in replies[2]["result"]
+
+
+async def test_a_lone_surrogate_is_replaced_and_the_session_is_saved(tmp_path: Path) -> None:
+    """``"\\ud800"`` is valid JSON but no UTF-8 encoder takes it: the store could not save the title."""
+    url = f"sqlite:///{tmp_path / 'sessions.db'}"
+    async with raw_agent(tmp_path, "langacp.testing.agent:agent", "--store", url, plugins=["titles"]) as agent:
+        sid = await agent.start(str(tmp_path))
+        reply = await agent.prompt(sid, "echo broken \ud800 pair")  # the first prompt: it titles the session
+        assert reply["result"]["stopReason"] == "end_turn", reply
+        assert agent.notifications[-1]["params"]["update"]["content"]["text"] == "broken \ufffd pair"
+        listed = await agent.request("session/list", {})
+    assert [s["title"] for s in listed["result"]["sessions"]] == ["Echo broken \ufffd pair"]
+    async with raw_agent(tmp_path, "langacp.testing.agent:agent", "--store", url, name="again") as agent:
+        assert "result" in await agent.request("initialize", {"protocolVersion": 1})
+        loaded = await agent.request("session/load", {"sessionId": sid, "cwd": str(tmp_path), "mcpServers": []})
+        assert "result" in loaded, loaded
+        reply = await agent.prompt(sid, "history")
+        assert agent.notifications[-1]["params"]["update"]["content"]["text"] == "echo broken \ufffd pair | history"

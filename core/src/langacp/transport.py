@@ -15,6 +15,10 @@ the SDK sees it:
   the limit in the error's data (a deeper message never reaches the recursive code that would
   raise ``RecursionError``).
 
+A string holding a lone surrogate (``"\\ud800"``: valid JSON, but not Unicode, so no UTF-8
+encoder takes it: the session store's, a model provider's) has it replaced by U+FFFD, as a
+UTF-8 decoder replaces a broken character.
+
 It also drops ``_meta`` keys that would overwrite a request's real parameters (the SDK merges
 ``_meta`` into handler keyword arguments), and writes with ``allow_nan=False``: a ``NaN`` in
 an outgoing message (say, in the data of an error) becomes ``null`` instead of invalid JSON.
@@ -28,6 +32,7 @@ import contextlib
 import json
 import logging
 import math
+import re
 from functools import cache
 from typing import Any, Protocol
 
@@ -109,6 +114,33 @@ def _too_deep(value: Any, limit: int) -> bool:
             return True
         stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
     return False
+
+
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+"""How a surrogate arrives in JSON (raw surrogate bytes are not UTF-8: a parse error); pairs decode to one character."""
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _replace_surrogates(value: Any) -> Any:
+    """``value`` with every lone surrogate in its strings (keys too) replaced by U+FFFD (iterative copy)."""
+    root: list[Any] = [None]
+    stack: list[tuple[Any, Any, Any]] = [(value, root, 0)]
+    while stack:
+        item, parent, key = stack.pop()
+        if isinstance(item, dict):
+            copy: Any = {}
+            for k, v in item.items():
+                stack.append((v, copy, _SURROGATE.sub("\ufffd", k)))
+        elif isinstance(item, list):
+            copy = [None] * len(item)
+            for i, v in enumerate(item):
+                stack.append((v, copy, i))
+        elif isinstance(item, str):
+            copy = _SURROGATE.sub("\ufffd", item)
+        else:
+            copy = item
+        parent[key] = copy
+    return root[0]
 
 
 def _finite(value: Any) -> Any:
@@ -231,6 +263,8 @@ class GuardedTransport:
                 log.warning("unparseable JSON-RPC input: %s", exc)
                 await self._reply(None, RequestError.parse_error({"details": str(exc)}))
                 continue
+            if _SURROGATE_ESCAPE.search(line):
+                message = _replace_surrogates(message)
             try:
                 checked = await self._check(message)
             except RecursionError:  # a defence in depth: _check is iterative
