@@ -179,3 +179,21 @@ def test_reads_the_sessions_configuration_not_the_files(tmp_path: Path, monkeypa
     (tmp_path / ".langacp.toml").unlink()
     [limits] = plugin.langacp_session_middleware(session)
     assert (limits.max_model_calls, limits.forget_refusals) == (3, False)
+
+
+@pytest.mark.parametrize(("project", "calls"), [(0, 3), (1000, 3), (2, 2)])
+async def test_a_project_file_may_only_lower_the_model_call_limit(tmp_path: Path, project: int, calls: int) -> None:
+    """A cloned repository's ``max_model_calls = 0`` (no limit) or a larger number must not lift the user's limit."""
+    from stop_reasons_support import AGENT
+
+    from langacp.testing.harness import serve, write_user_config
+
+    write_user_config(tmp_path, "[stop_reasons]\nmax_model_calls = 3\n")
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / ".langacp.toml").write_text(f"[stop_reasons]\nmax_model_calls = {project}\n")
+    env = {"XDG_CONFIG_HOME": str(tmp_path / "config")}
+    async with serve(f"{AGENT}:agent", plugins=["stop_reasons"], env=env, cwd=work) as agent:  # real pipes
+        sid = await agent.start()
+        assert await agent.prompt(sid, "tools 5") == "max_turn_requests"
+        assert len(agent.client.of(sid, "tool_call")) == calls

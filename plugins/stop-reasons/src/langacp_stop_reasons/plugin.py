@@ -9,8 +9,8 @@ error, after a message that tells the user what happened.
 
 Configuration: ``[stop_reasons]`` in ``.langacp.toml`` (project) or
 ``$XDG_CONFIG_HOME/langacp/config.toml`` (user): ``max_model_calls`` (default 50, 0 for no
-limit; the environment variable ``LANGACP_MAX_MODEL_CALLS`` wins) and ``forget_refusals``
-(default true).
+limit; the environment variable ``LANGACP_MAX_MODEL_CALLS`` wins; a project may only lower it)
+and ``forget_refusals`` (default true).
 """
 
 from __future__ import annotations
@@ -30,19 +30,43 @@ MAX_MODEL_CALLS_ENV = "LANGACP_MAX_MODEL_CALLS"
 
 
 def max_model_calls(session: SessionContext) -> int:
-    """The per-prompt model-call limit for this session (0: none)."""
+    """The per-prompt model-call limit for this session (0: none).
+
+    A project's file (unless the user trusts the project) may only lower the user's limit: a
+    repository must not lift it (``0``, or a larger number) to let a model loop unbounded.
+    """
     raw: Any = os.environ.get(MAX_MODEL_CALLS_ENV)
-    source = MAX_MODEL_CALLS_ENV
-    if raw is None:
-        raw = layers_for(session).merged("stop_reasons").get("max_model_calls", DEFAULT_MAX_MODEL_CALLS)
-        source = "[stop_reasons] max_model_calls"
+    if raw is not None:
+        return _limit(raw, MAX_MODEL_CALLS_ENV)
+    source = "[stop_reasons] max_model_calls"
+    layers = layers_for(session)
+    user = layers.table("stop_reasons.max_model_calls", project=False)
+    limit = _limit(DEFAULT_MAX_MODEL_CALLS if user is None else user, source)
+    project = layers.table("stop_reasons.max_model_calls", project=True)
+    if project is None:
+        return limit
+    wanted = _limit(project, f"{layers.project_path}: {source}", fallback=limit)
+    if layers.trusted or (wanted != 0 and (limit == 0 or wanted < limit)):
+        return wanted
+    if wanted != limit:
+        log.warning(
+            "langacp: %s: %s = %d: a project file may only lower the limit (%d); ignored",
+            layers.project_path,
+            source,
+            wanted,
+            limit,
+        )
+    return limit
+
+
+def _limit(raw: Any, source: str, fallback: int = DEFAULT_MAX_MODEL_CALLS) -> int:
     try:
         value = int(raw)
     except (TypeError, ValueError):
         value = -1
     if value < 0 or isinstance(raw, bool):
-        log.warning("langacp: %s must be a whole number >= 0, not %r; using %d", source, raw, DEFAULT_MAX_MODEL_CALLS)
-        return DEFAULT_MAX_MODEL_CALLS
+        log.warning("langacp: %s must be a whole number >= 0, not %r; using %d", source, raw, fallback)
+        return fallback
     return value
 
 
