@@ -55,3 +55,50 @@ def test_another_call_session_or_plugin_set_asks_again() -> None:
     plugins.tool_kind(call, other_session)
     assert counting.asked == 3
     assert other_plugins.tool_kind(call, session) == "edit" and other.asked == 1
+
+
+class CountingStart(CountingKinds):
+    def __init__(self) -> None:
+        super().__init__("edit")
+        self.started = 0
+
+    @hookimpl
+    def langacp_tool_start_content(self, call: Any, session: Any) -> list[Any]:
+        self.started += 1
+        return ["proposed"]
+
+
+def test_a_call_without_its_arguments_is_described_without_asking_for_start_content() -> None:
+    plugins = Plugins()
+    counting = CountingStart()
+    plugins.register(counting, "counting")
+    session = SessionContext(session_id="s", cwd="/tmp", plugins=plugins)
+    bare = plugins.describe_tool(ToolCallInfo("call_1", "edit", {}), session, content=False)
+    assert "content" not in bare and counting.started == 0
+    assert plugins.describe_tool(ToolCallInfo("call_1", "edit", {"path": "x"}), session)["content"] == ["proposed"]
+    assert counting.started == 1
+
+
+class _Sink:
+    def __init__(self) -> None:
+        self.sent: list[Any] = []
+
+    def put(self, update: Any) -> None:
+        self.sent.append(update)
+
+
+def test_the_tool_guard_gets_the_turns_own_copy_of_a_call_it_described() -> None:
+    from langacp.bridge import TurnReporter
+
+    plugins, counting = _plugins("read")
+    session = SessionContext(session_id="s", cwd="/tmp", plugins=plugins)
+    turn = TurnReporter(plugins, session, _Sink())  # type: ignore[arg-type]
+    turn.announce("call_1", "lookup", None)  # a streamed call: its arguments come later
+    turn.announce("call_1", "lookup", {"q": "x"})
+    asked = counting.asked
+    same = turn.known_call(ToolCallInfo("call_1", "lookup", {"q": "x"}))
+    assert plugins.tool_kind(same, session) == "read" and counting.asked == asked  # known: not asked again
+    other = ToolCallInfo("call_1", "lookup", {"q": "y"})  # other arguments: not the turn's call
+    assert turn.known_call(other) is other
+    unknown = ToolCallInfo("call_2", "lookup", {"q": "x"})
+    assert turn.known_call(unknown) is unknown

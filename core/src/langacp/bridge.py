@@ -472,10 +472,16 @@ class TurnReporter:
         return [state.call for state in self.tools.values() if state.status == "pending"]
 
     def _describe(self, call: ToolCallInfo, *, has_args: bool = True) -> dict[str, Any]:
-        described = self.plugins.describe_tool(call, self.session)
-        if not has_args:  # start content (a proposed diff, …) is derived from the arguments
-            described.pop("content")
-        return described
+        # start content (a proposed diff, …) is derived from the arguments: not asked for without them
+        return self.plugins.describe_tool(call, self.session, content=has_args)
+
+    def known_call(self, call: ToolCallInfo) -> ToolCallInfo:
+        """The turn's own copy of ``call`` when it has the same name and arguments (its kind and
+        description already asked of the plugins), else ``call``."""
+        state = self.tools.get(call.tool_call_id)
+        if state is not None and state.has_args and state.call.name == call.name and state.call.args == call.args:
+            return state.call
+        return call
 
     def announce(self, call_id: str, name: str, args: dict[str, Any] | None) -> None:
         """Report a tool call: ``tool_call`` the first time (with ``args`` if known); arguments

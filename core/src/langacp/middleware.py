@@ -65,6 +65,7 @@ class ToolGuardMiddleware(AgentMiddleware):  # type: ignore[type-arg]
             # The turn knows the call's arguments from here on, whether or not the graph's stream
             # has told it yet: a cancel during the checks below still shows them.
             runner.announce(call.tool_call_id, call.name, call.args)
+            call = runner.known_call(call)  # the same call, its kind known: the hooks below need not ask again
         refused = await permission_refusal(self.plugins, self.session, call, getattr(request, "tool", None))
         if refused is not None:
             return refused

@@ -539,14 +539,20 @@ class Plugins:
     def tool_start_content(self, call: ToolCallInfo, session: SessionContext) -> list[Any]:
         return cast("list[Any]", self._first("langacp_tool_start_content", call=call, session=session) or [])
 
-    def describe_tool(self, call: ToolCallInfo, session: SessionContext) -> dict[str, Any]:
-        """Title, kind, locations and start content of a tool call: what a client is shown."""
-        return {
+    def describe_tool(self, call: ToolCallInfo, session: SessionContext, *, content: bool = True) -> dict[str, Any]:
+        """Title, kind, locations and start content of a tool call: what a client is shown.
+
+        ``content=False`` leaves the start content out (its key too) without asking for it: for a
+        call whose arguments are not known yet, from which a start content is derived.
+        """
+        described = {
             "title": self.tool_title(call, session),
             "kind": self.tool_kind(call, session),
             "locations": self.tool_locations(call, session) or None,
-            "content": self.tool_start_content(call, session) or None,
         }
+        if content:
+            described["content"] = self.tool_start_content(call, session) or None
+        return described
 
     def tool_result_content(self, call: ToolCallInfo, result: Any, session: SessionContext) -> list[Any]:
         return cast(
