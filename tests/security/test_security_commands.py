@@ -99,3 +99,41 @@ async def test_always_allow_for_git_never_covers_an_abbreviated_option_or_a_refl
     assert sorted(p.name for p in work.iterdir()) == [".git", "notes.txt"]
     reflog = subprocess.run(["git", "reflog"], cwd=work, capture_output=True, text=True, check=True).stdout
     assert "first" in reflog
+
+
+async def test_always_allow_for_git_push_or_stash_never_covers_a_force_push_or_a_drop(tmp_path: Path) -> None:
+    """``git push origin +old:main`` rewinds the remote branch; ``git stash drop`` loses the stash."""
+    work, remote = tmp_path / "work", tmp_path / "remote.git"
+    _repo(work)
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+    for args, where in [
+        (["init", "-q", "--bare", str(remote)], tmp_path),
+        (["branch", "-M", "main"], work),
+        (["tag", "old"], work),
+        (["remote", "add", "origin", str(remote)], work),
+        (["commit", "-q", "--allow-empty", "-m", "second"], work),
+    ]:
+        subprocess.run(["git", *args], cwd=where, check=True, env={**env, "PATH": "/usr/bin:/bin"})
+    (work / "notes.txt").write_text("changed\n")
+    client = EditorClient(answer=_always_then_reject, fs=False, terminal=False)
+    approved_then_attacks = [
+        ("git push -q origin main", ["git push -q origin +old:main", "git push -q origin :main"]),
+        ("git stash -q", ["git stash drop -q", "git stash clear"]),
+    ]
+    async with served(work, tmp_path, client) as agent:
+        sid = await agent.start()
+        results: list[tuple[str, dict[str, Any]]] = []
+        for approved, attacks in approved_then_attacks:
+            ANSWERS[:] = ["allow_always", *(["reject_once"] * len(attacks))]
+            results.append((approved, await call(agent, sid, "run_command", command=approved)))
+            for attack in attacks:
+                results.append((attack, await call(agent, sid, "run_command", command=attack)))
+    asked = [r.tool_call.raw_input["command"] for r in client.permission_requests]  # type: ignore[index]
+    assert asked == [command for command, _ in results]  # every attack was asked about, none ran unasked
+    for command, result in results:
+        approved = command in {a for a, _ in approved_then_attacks}
+        assert result["status"] == ("completed" if approved else "failed"), command
+    log = subprocess.run(["git", "log", "--format=%s", "main"], cwd=remote, capture_output=True, text=True, check=True)
+    assert log.stdout.split() == ["second", "first"]  # the remote branch was not rewound
+    stashes = subprocess.run(["git", "stash", "list"], cwd=work, capture_output=True, text=True, check=True)
+    assert len(stashes.stdout.splitlines()) == 1  # the stash was not dropped

@@ -229,6 +229,17 @@ def test_the_scope_of_always(args: dict[str, object], kind: str, scope: dict[str
         ),
         ("git log -1", ["git log -1 --oneline"], ["git log --outp=F", "git log --ext-dif", "git log --textc"]),
         ("git reflog -1", ["git reflog show -5"], ["git reflog expire --expire=now --all", "git reflog delete x"]),
+        (
+            "git push origin main",
+            ["git push origin main", "git push origin dev"],
+            ["git push origin +main", "git push origin :dev"],
+        ),
+        ("git stash", ["git stash"], ["git stash drop", "git stash clear"]),
+        (
+            "git remote add up https://x/y",
+            ["git remote add fork https://x/z"],
+            ["git remote set-url origin https://evil"],
+        ),
     ],
 )
 def test_what_an_always_allowed_command_covers(approved: str, covered: list[str], asked: list[str]) -> None:

@@ -17,6 +17,9 @@
     subcommand with any arguments *except* the options that write a file or run a program
     (``--output``, ``--ext-diff``, ``--textconv``, ``-O`` / ``--open-files-in-pager``, …, and their
     abbreviations, which git accepts) and the verbs that make it write (``git reflog expire``);
+  - **another known git subcommand**: ``git <subcommand>`` with exactly the same options, never
+    a destroying verb (``git stash drop``, ``git remote set-url``) or a forcing / deleting push
+    refspec (``+main``, ``:main``);
   - **any other program**: the program and its leading words before the first option (at
     most two: ``npm run test``, ``cargo build``, ``cat notes.txt``) with **exactly the same
     options** (``pytest -q`` covers ``pytest -q tests/other.py``, not ``pytest --basetemp=/x``);
@@ -64,8 +67,15 @@ GIT_RUNS_THINGS = frozenset(
     "hook alias var archimport cvsimport svn p4 send-email request-pull".split()
 )
 """git subcommands that run programs or change configuration (aliases, pagers): exact only."""
-GIT_WRITING_VERBS = {"reflog": frozenset({"expire", "delete", "drop"})}
-"""Verbs that make a read-only git subcommand write (``git reflog expire`` deletes the reflog): exact only."""
+GIT_WRITING_VERBS = {
+    "reflog": frozenset({"expire", "delete", "drop"}),
+    "stash": frozenset({"drop", "clear"}),
+    "remote": frozenset({"remove", "rm", "rename", "set-url", "set-head", "set-branches", "prune"}),
+    "worktree": frozenset({"remove", "prune"}),
+    "notes": frozenset({"remove", "prune"}),
+}
+"""Verbs that make a git subcommand destroy or redirect what the user approved it for (``git reflog
+expire``, ``git stash drop``, ``git remote set-url``): only ever remembered exactly."""
 GIT_KNOWN = GIT_READ_ONLY | frozenset(
     "add commit push pull fetch clone init checkout switch restore reset revert merge rebase cherry-pick stash "
     "branch tag remote mv rm clean apply am format-patch archive gc prune worktree notes range-diff".split()
@@ -138,8 +148,16 @@ def _git_denied(word: str) -> bool:
 
 
 def _git_writes(sub: str, rest: list[str]) -> bool:
-    """Whether git ``sub`` with the words ``rest`` may write or run something (a denied option, a writing verb)."""
-    return any(_git_denied(w) for w in rest) or (bool(rest) and rest[0] in GIT_WRITING_VERBS.get(sub, ()))
+    """Whether git ``sub`` with the words ``rest`` may write, run or destroy more than the approved call.
+
+    A denied option, a destroying verb (:data:`GIT_WRITING_VERBS`), or a ``git push`` refspec
+    that forces (``+main``) or deletes (``:main``) a remote branch.
+    """
+    if any(_git_denied(w) for w in rest):
+        return True
+    operands = [w for w in rest if not _is_option(w)]
+    verbs = GIT_WRITING_VERBS.get(sub, frozenset())
+    return any(w in verbs for w in operands) or (sub == "push" and any(w.startswith(("+", ":")) for w in operands))
 
 
 @dataclass(frozen=True)
@@ -199,6 +217,8 @@ class Scope:
         rest = words[len(self.prefix) :]
         if self.options is None:
             return not _git_writes(self.prefix[-1], rest) if self.denied else True
+        if os.path.basename(self.prefix[0]) == "git" and len(self.prefix) > 1 and _git_writes(self.prefix[1], rest):
+            return False
         return tuple(sorted(w for w in rest if _is_option(w))) == self.options
 
     def as_json(self) -> dict[str, Any]:
