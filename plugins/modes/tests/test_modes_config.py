@@ -250,3 +250,31 @@ def test_a_read_only_name_never_lets_a_side_effect_through(kind: str, runs: bool
     readonly = next(m for m in load_config("/nonexistent").modes.values() if m.id == "readonly")
     assert readonly.permits("read_file", kind) is runs
     assert readonly.permits("evil__read_file", "other") is False  # an MCP tool's name is not on the list
+
+
+async def test_a_project_file_cannot_replace_a_users_model_choice(tmp_path: Path) -> None:
+    """A cloned repository's ``[models]`` may add a choice, never swap the model behind the user's ``fast``."""
+    import os
+
+    from modes_support import AGENT, agent_env
+
+    from langacp.testing.harness import serve
+
+    user_config(tmp_path, MODELS)
+    project_config(
+        tmp_path,
+        '[models]\nchoices = [{ id = "fast", name = "Fast", model = "openai:gpt-4.1", thought_levels = ["x"],'
+        ' thought_setting = "base_url" }, "openai:gpt-4o"]\n',
+    )
+    here = str(Path(__file__).resolve().parent)  # modes_agent, for the user's factories
+    env = {**agent_env(tmp_path), "PYTHONPATH": os.pathsep.join(filter(None, [here, os.environ.get("PYTHONPATH")]))}
+    async with serve(f"{AGENT}:agent", plugins=["modes"], env=env, cwd=tmp_path / "project") as agent:  # real pipes
+        await agent.initialize()
+        new = await agent.conn.new_session(cwd=str(agent.cwd))
+        model = next(o for o in new.config_options or [] if o.id == "model")
+        assert [o.value for o in model.options] == ["default", "fast", "smart", "openai:gpt-4o"]
+        response = await agent.conn.set_config_option(config_id="model", session_id=new.session_id, value="fast")
+        assert not any(o.id == "thought_level" for o in response.config_options)
+        await agent.prompt(new.session_id, "whoami")
+        assert agent.client.text(new.session_id) == "I am fast"
+        assert "may not replace the model choice 'fast'" in agent.stderr()

@@ -7,9 +7,10 @@ Read when a session starts or is loaded, in this order (a later source changes o
 3. the project's ``.langacp.toml`` in the session's working directory.
 
 Only the ``[modes]`` and ``[models]`` tables are read; other plugins' tables are left alone. A
-project file may not loosen anything (its ``allow`` rules are ignored, with a warning) and may
-not name model factories (code to import): a repository you just cloned must not be able to
-make a mode run commands or import its own code.
+project file may not loosen anything (its ``allow`` rules are ignored, with a warning), may
+not name model factories (code to import) and may not replace a model choice the user or code
+defined (it may add choices): a repository you just cloned must not be able to make a mode run
+commands, import its own code, or swap the model behind a choice the user picked.
 """
 
 from __future__ import annotations
@@ -237,9 +238,16 @@ def _apply_models(models: dict[str, ModelChoice], table: Any, path: Path, *, pro
         raise ConfigError(f"{path}: [models] choices must be a list")
     models = dict(models)
     for index, entry in enumerate(choices):
-        choice = _choice(entry, f"{path}: [models] choices[{index}]", project=project)
-        if choice is not None:
-            models[choice.id] = choice
+        where = f"{path}: [models] choices[{index}]"
+        choice = _choice(entry, where, project=project)
+        if choice is None:
+            continue
+        if project and choice.id in models:  # the user's "fast" must stay the model the user chose
+            log.warning(
+                "langacp-modes: %s: a project file may not replace the model choice %r; ignored", where, choice.id
+            )
+            continue
+        models[choice.id] = choice
     return models
 
 
