@@ -137,3 +137,22 @@ async def test_always_allow_for_git_push_or_stash_never_covers_a_force_push_or_a
     assert log.stdout.split() == ["second", "first"]  # the remote branch was not rewound
     stashes = subprocess.run(["git", "stash", "list"], cwd=work, capture_output=True, text=True, check=True)
     assert len(stashes.stdout.splitlines()) == 1  # the stash was not dropped
+
+
+async def test_always_allow_never_covers_an_interpreter_run_by_a_wrapper(tmp_path: Path) -> None:
+    """``python -c`` is remembered only exactly; ``stdbuf -oL sh -c …`` must be too (so must ``uv run python -c``)."""
+    work = tmp_path / "work"
+    _repo(work)
+    client = EditorClient(answer=_always_then_reject, fs=False, terminal=False)
+    approved, attack = "stdbuf -oL sh -c 'echo hi'", "stdbuf -oL sh -c 'touch pwned11'"
+    async with served(work, tmp_path, client) as agent:
+        sid = await agent.start()
+        ANSWERS[:] = ["allow_always", "reject_once"]
+        first = await call(agent, sid, "run_command", command=approved)
+        second = await call(agent, sid, "run_command", command=attack)
+    asked = [r.tool_call.raw_input["command"] for r in client.permission_requests]  # type: ignore[index]
+    assert asked == [approved, attack]
+    assert (first["status"], second["status"]) == ("completed", "failed")
+    always = next(o.name for o in client.permission_requests[0].options if o.kind == "allow_always")
+    assert always.startswith("Always allow exactly this `run_command` command")
+    assert sorted(p.name for p in work.iterdir()) == [".git", "notes.txt"]

@@ -184,6 +184,9 @@ def _pattern(prefix: list[str], options: list[str] | None, denied: tuple[str, ..
         ({"command": "bash -c 'ls'"}, "execute", {"tool": "t", "exact": "\"bash -c 'ls'\""}),
         ({"command": "/usr/bin/python3 -c 1"}, "execute", {"tool": "t", "exact": '"/usr/bin/python3 -c 1"'}),
         ({"command": "sudo rm x"}, "execute", {"tool": "t", "exact": '"sudo rm x"'}),
+        ({"command": "uv run python -c 1"}, "execute", {"tool": "t", "exact": '"uv run python -c 1"'}),
+        ({"command": "stdbuf -oL sh -c 'ls'"}, "execute", {"tool": "t", "exact": "\"stdbuf -oL sh -c 'ls'\""}),
+        ({"command": "pip install requests"}, "execute", {"tool": "t", "exact": '"pip install requests"'}),
         ({"command": "echo 'unbalanced"}, "execute", {"tool": "t", "exact": '"echo \'unbalanced"'}),
         ({"code": "print(1)"}, "execute", {"tool": "t", "exact": '{"code": "print(1)"}'}),
     ],
@@ -235,6 +238,11 @@ def test_the_scope_of_always(args: dict[str, object], kind: str, scope: dict[str
             ["git push origin +main", "git push origin :dev"],
         ),
         ("git stash", ["git stash"], ["git stash drop", "git stash clear"]),
+        (  # a wrapper runs the interpreter named in its operands: only the exact command
+            "uv run pytest -q",
+            ["uv run pytest -q tests/b.py"],
+            ["uv run pytest -q python", "uv run pytest -q -- sh"],
+        ),
         (
             "git remote add up https://x/y",
             ["git remote add fork https://x/z"],

@@ -54,9 +54,11 @@ _RUNS_OR_WRITES = re.compile(
     r"|php|lua|osascript|env|sudo|doas|su|xargs|nohup|nice|ionice|timeout|time|watch|exec|eval|command|builtin"
     r"|ssh|scp|rsync|find|parallel|busybox|sed|gsed|awk|gawk|mawk|nawk|tee|dd|rm|rmdir|shred|truncate|mv|cp|ln"
     r"|install|chmod|chown|chgrp|kill|pkill|killall|tar|zip|unzip|npx|pnpx|bunx|uvx|open|xdg-open|source"
-    r"|crontab|at|vi|vim|nvim|emacs|nano|less|more|man|sqlite3|psql|mysql)$"
+    r"|crontab|at|vi|vim|nvim|emacs|nano|less|more|man|sqlite3|psql|mysql|stdbuf|setsid|taskset|chrt|flock|unbuffer"
+    r"|strace|ltrace|script|fakeroot|chroot|nsenter|unshare|firejail|systemd-run|xvfb-run)$"
 )
-"""Programs whose arguments are code, other commands, or files they overwrite: remembered only exactly."""
+"""Programs whose arguments are code, other commands, or files they overwrite: remembered only exactly,
+also when another program runs them (``uv run python -c …``, ``stdbuf -oL sh -c …``, ``pip install``)."""
 GIT_READ_ONLY = frozenset(
     "status log show diff blame annotate grep shortlog describe rev-parse rev-list ls-files ls-tree cat-file "
     "show-ref reflog whatchanged".split()
@@ -217,7 +219,10 @@ class Scope:
         rest = words[len(self.prefix) :]
         if self.options is None:
             return not _git_writes(self.prefix[-1], rest) if self.denied else True
-        if os.path.basename(self.prefix[0]) == "git" and len(self.prefix) > 1 and _git_writes(self.prefix[1], rest):
+        if os.path.basename(self.prefix[0]) == "git":
+            if len(self.prefix) > 1 and _git_writes(self.prefix[1], rest):
+                return False
+        elif _runs_a_runner(words[1:]):
             return False
         return tuple(sorted(w for w in rest if _is_option(w))) == self.options
 
@@ -289,6 +294,8 @@ def _pattern(tool: str, words: list[str]) -> Scope | None:
         if sub in GIT_READ_ONLY:
             return Scope(tool, prefix=(program, sub), denied=GIT_DENIED)
         return Scope(tool, prefix=(program, sub), options=tuple(sorted(w for w in rest if _is_option(w))))
+    if _runs_a_runner(words[1:]):
+        return None
     fixed = [program]
     for word in words[1:]:
         if _is_option(word) or len(fixed) > LEADING_WORDS:
@@ -296,6 +303,11 @@ def _pattern(tool: str, words: list[str]) -> Scope | None:
         fixed.append(word)
     rest = words[len(fixed) :]
     return Scope(tool, prefix=tuple(fixed), options=tuple(sorted(w for w in rest if _is_option(w))))
+
+
+def _runs_a_runner(words: list[str]) -> bool:
+    """Whether an operand names a program of :data:`_RUNS_OR_WRITES`: a wrapper runs it (``uv run python -c``)."""
+    return any(not _is_option(w) and _RUNS_OR_WRITES.match(os.path.basename(w)) for w in words)
 
 
 def scope_of(call: ToolCallInfo, kind: str) -> Scope:
