@@ -102,7 +102,8 @@ async def test_always_allow_for_git_never_covers_an_abbreviated_option_or_a_refl
 
 
 async def test_always_allow_for_git_push_or_stash_never_covers_a_force_push_or_a_drop(tmp_path: Path) -> None:
-    """``git push origin +old:main`` rewinds the remote branch; ``git stash drop`` loses the stash."""
+    """``git push origin +old:main`` rewinds the remote branch, ``git stash drop`` loses the stash, and
+    ``git worktree add DIR`` writes wherever DIR is."""
     work, remote = tmp_path / "work", tmp_path / "remote.git"
     _repo(work)
     env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
@@ -119,6 +120,7 @@ async def test_always_allow_for_git_push_or_stash_never_covers_a_force_push_or_a
     approved_then_attacks = [
         ("git push -q origin main", ["git push -q origin +old:main", "git push -q origin :main"]),
         ("git stash -q", ["git stash drop -q", "git stash clear"]),
+        ("git worktree add -q ../wt", ["git worktree add -q ../pwned12"]),  # writes where its operand says
     ]
     async with served(work, tmp_path, client) as agent:
         sid = await agent.start()
@@ -137,6 +139,7 @@ async def test_always_allow_for_git_push_or_stash_never_covers_a_force_push_or_a
     assert log.stdout.split() == ["second", "first"]  # the remote branch was not rewound
     stashes = subprocess.run(["git", "stash", "list"], cwd=work, capture_output=True, text=True, check=True)
     assert len(stashes.stdout.splitlines()) == 1  # the stash was not dropped
+    assert not (tmp_path / "pwned12").exists()
 
 
 async def test_always_allow_never_covers_an_interpreter_run_by_a_wrapper(tmp_path: Path) -> None:

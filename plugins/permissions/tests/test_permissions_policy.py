@@ -187,6 +187,8 @@ def _pattern(prefix: list[str], options: list[str] | None, denied: tuple[str, ..
         ({"command": "uv run python -c 1"}, "execute", {"tool": "t", "exact": '"uv run python -c 1"'}),
         ({"command": "stdbuf -oL sh -c 'ls'"}, "execute", {"tool": "t", "exact": "\"stdbuf -oL sh -c 'ls'\""}),
         ({"command": "pip install requests"}, "execute", {"tool": "t", "exact": '"pip install requests"'}),
+        ({"command": "git clone https://x/y"}, "execute", {"tool": "t", "exact": '"git clone https://x/y"'}),
+        ({"command": "git worktree add ../wt"}, "execute", {"tool": "t", "exact": '"git worktree add ../wt"'}),
         ({"command": "echo 'unbalanced"}, "execute", {"tool": "t", "exact": '"echo \'unbalanced"'}),
         ({"code": "print(1)"}, "execute", {"tool": "t", "exact": '{"code": "print(1)"}'}),
     ],

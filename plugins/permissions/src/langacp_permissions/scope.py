@@ -66,9 +66,10 @@ GIT_READ_ONLY = frozenset(
 """git subcommands that read the repository: remembered with any options but :data:`GIT_DENIED`."""
 GIT_RUNS_THINGS = frozenset(
     "config submodule bisect filter-branch filter-repo difftool mergetool daemon instaweb web--browse credential "
-    "hook alias var archimport cvsimport svn p4 send-email request-pull".split()
+    "hook alias var archimport cvsimport svn p4 send-email request-pull clone init worktree".split()
 )
-"""git subcommands that run programs or change configuration (aliases, pagers): exact only."""
+"""git subcommands that run programs, change configuration (aliases, pagers) or write where their
+operands say (``git clone URL DIR``, ``git init DIR``, ``git worktree add DIR``): exact only."""
 GIT_WRITING_VERBS = {
     "reflog": frozenset({"expire", "delete", "drop"}),
     "stash": frozenset({"drop", "clear"}),
