@@ -1,4 +1,4 @@
-"""``langacp serve`` keeps httpx's command-line client out of start-up, and lets it be imported afterwards.
+"""``langacp serve`` keeps httpx's command-line client and getpass out of start-up, and lets httpx's be imported later.
 
 httpx imports it (with click, rich and pygments) whenever click is installed, as it is with every
 plugin: ~4 MB and ~50 ms the server never uses. Only while the agent starts is it blocked.
@@ -31,6 +31,8 @@ async def test_serve_starts_without_httpx_cli_and_lifts_the_block() -> None:
     assert state["httpx"] is True  # LangSmith imported it while the target loaded
     assert state["httpx._main"] is False
     assert state["click"] is False
+    assert state["getpass"] is False  # only `langacp login` reads a key from the terminal
+    assert state["termios"] is False
     assert state["imports_now"] is True  # start-up is over: nothing is blocked any more
 
 

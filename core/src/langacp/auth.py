@@ -19,7 +19,6 @@ there is nothing to log in to.
 from __future__ import annotations
 
 import contextlib
-import getpass
 import json
 import os
 import sys
@@ -256,6 +255,8 @@ def login(model: str | None, *, stream: Any = None) -> int:
         print(f"langacp login: nothing to do: {reason}.", file=out)
         return 0 if model else 2
     print(f"langacp: log in for {key.model} ({key.provider}).", file=out)
+    import getpass  # only here: the served agent never reads from a terminal
+
     try:
         value = getpass.getpass(f"Paste your {key.primary} (not shown): ", stream=out).strip()
     except (EOFError, KeyboardInterrupt):
