@@ -4,13 +4,17 @@ timeout), over real pipes with langacp-sqlite: the session opens once and each r
 The rule: requests that open, replay or close a session take their turn in the order they arrived,
 each finished before the next starts; a prompt sent after a load starts once the load's replay is
 sent. The fixture plugin ``testplug`` (core/tests/fixtures/site) logs every session it is told of.
+The client going (stdin closed) while a session is being loaded or made is one more of them: that
+session is closed too, before the store is.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
+import sqlite3
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -18,9 +22,11 @@ from typing import Any
 
 import pytest
 from acp import RequestError
+from langchain_core.messages import AIMessage, HumanMessage
 
 from langacp.client import update_text
-from langacp.testing.harness import ServedAgent, serve
+from langacp.testing.harness import ServedAgent, serve, store_thread
+from langacp.testing.polling import eventually
 
 SITE = Path(__file__).resolve().parents[1] / "core" / "tests" / "fixtures" / "site"
 CONVERSATION = ("user_message_chunk", "agent_message_chunk", "tool_call", "tool_call_update")
@@ -28,13 +34,17 @@ CONVERSATION = ("user_message_chunk", "agent_message_chunk", "tool_call", "tool_
 
 
 @asynccontextmanager
-async def served(tmp_path: Path) -> AsyncIterator[ServedAgent]:
+async def served(tmp_path: Path, features: str = "events") -> AsyncIterator[ServedAgent]:
     """``langacp serve`` with a SQLite store and testplug's session events in ``tmp_path/events.jsonl``."""
     pythonpath = os.pathsep.join(p for p in (str(SITE), os.environ.get("PYTHONPATH", "")) if p)
-    env = {"PYTHONPATH": pythonpath, "LANGACP_TESTPLUG": "events", "LANGACP_TEST_EVENTS": str(events_file(tmp_path))}
-    store = ["--store", f"sqlite:///{tmp_path / 'sessions.db'}"]
+    env = {"PYTHONPATH": pythonpath, "LANGACP_TESTPLUG": features, "LANGACP_TEST_EVENTS": str(events_file(tmp_path))}
+    store = ["--store", store_url(tmp_path)]
     async with serve(plugins=["testplug"], args=store, env=env, cwd=tmp_path) as agent:
         yield agent
+
+
+def store_url(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'sessions.db'}"
 
 
 def events_file(tmp_path: Path) -> Path:
@@ -185,3 +195,42 @@ async def test_a_mode_or_option_set_with_a_load_applies_to_the_loaded_session(tm
         assert again.modes is not None and again.modes.current_mode_id == "agentic"
         await agent.conn.close_session(session_id=sid)
     assert_every_session_closed(tmp_path)
+
+
+def leases(tmp_path: Path) -> list[tuple[str, str]]:
+    """The session leases left in the store: (session id, holder)."""
+    with contextlib.closing(sqlite3.connect(tmp_path / "sessions.db")) as db:
+        return [(str(sid), str(owner)) for sid, owner in db.execute("SELECT session_id, owner FROM langacp_leases")]
+
+
+@pytest.mark.parametrize("request_kind", ["load", "new"])
+async def test_stdin_closing_while_a_session_opens_closes_it_and_frees_its_lease(
+    tmp_path: Path, request_kind: str
+) -> None:
+    """The editor goes while a session is being loaded (or made), held up in a plugin's hook: the agent
+    still closes it (plugins told, its lease given back) before it exits, and the stored session is
+    whole: another process loads all of it."""
+    said = [m for i in range(300) for m in (HumanMessage(f"echo {i}"), AIMessage(f"reply {i}"))]
+    sid = await store_thread(store_url(tmp_path), tmp_path, said)
+    slow = "slow-load" if request_kind == "load" else "slow"
+    async with served(tmp_path, f"events,{slow}") as agent:
+        await agent.initialize()
+        opening = asyncio.ensure_future(load(agent, sid) if request_kind == "load" else agent.new_session())
+        wanted = "session_loaded" if request_kind == "load" else "session_created"
+        await eventually(lambda: wanted in events(tmp_path), 60)  # the session is opening, held up in the hook
+        assert agent.process.stdin is not None  # type: ignore[attr-defined]
+        agent.process.stdin.close()  # type: ignore[attr-defined]
+        assert await asyncio.wait_for(agent.process.wait(), 30) == 0  # type: ignore[attr-defined]
+        opening.cancel()
+        await asyncio.gather(opening, return_exceptions=True)
+    assert_every_session_closed(tmp_path)
+    assert leases(tmp_path) == []
+    async with served(tmp_path) as agent:
+        await agent.initialize()
+        await load(agent, sid)
+        assert [text for kind, text, *_ in conversation(agent, sid) if kind == "agent_message_chunk"] == [
+            f"reply {i}" for i in range(300)
+        ]
+        await agent.conn.close_session(session_id=sid)
+    assert_every_session_closed(tmp_path)
+    assert leases(tmp_path) == []

@@ -8,7 +8,7 @@ import functools
 import logging
 import os
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +33,9 @@ log = logging.getLogger("langacp.agent")
 
 SESSION_CLOSE_TIMEOUT = 6.0
 """Longest wait for one session's plugins to free what it holds when the agent exits."""
+OPENING_GRACE = 2.0
+"""When the agent exits: how long the requests opening, replaying or closing a session (``session/new``,
+load, resume, fork, close, delete) may still take before they are cancelled (what they opened is closed)."""
 INTERRUPTED_TEXT = "Interrupted: the agent stopped before this tool call finished."
 
 
@@ -117,6 +120,30 @@ class SessionRegistry:
         self.leases = Leases()
         """One process serves a session at a time (see ``langacp.stores``)."""
         self._turns: dict[str, _Turns] = {}
+        self.closing = False
+        """The agent is exiting (:meth:`close_all`): no session opens and no request takes a session's turn."""
+        self._working: dict[asyncio.Task[Any], int] = {}
+        """The tasks (requests) opening a session or holding or awaiting a session's turn (nested uses counted)."""
+
+    @contextlib.contextmanager
+    def _at_work(self) -> Iterator[None]:
+        """Count the current task among those :meth:`close_all` lets finish (or cancels) before it closes
+        the sessions; refused (-32603) once the agent is exiting."""
+        if self.closing:
+            raise RequestError.internal_error({"details": "the agent is shutting down"})
+        task = asyncio.current_task()
+        if task is None:  # pragma: no cover - always run in a task
+            yield
+            return
+        self._working[task] = self._working.get(task, 0) + 1
+        try:
+            yield
+        finally:
+            left = self._working[task] - 1
+            if left:
+                self._working[task] = left
+            else:
+                del self._working[task]
 
     @contextlib.asynccontextmanager
     async def one_at_a_time(self, session_id: str) -> AsyncIterator[None]:
@@ -126,17 +153,18 @@ class SessionRegistry:
         when no request holds or waits for it). Never held across a running prompt: a prompt holds it
         only while it starts its turn, so a running turn holds back no cancel, close or load.
         """
-        turns = self._turns.get(session_id)
-        if turns is None:
-            turns = self._turns[session_id] = _Turns()
-        turns.users += 1
-        try:
-            async with turns.lock:
-                yield
-        finally:
-            turns.users -= 1
-            if not turns.users:
-                del self._turns[session_id]
+        with self._at_work():
+            turns = self._turns.get(session_id)
+            if turns is None:
+                turns = self._turns[session_id] = _Turns()
+            turns.users += 1
+            try:
+                async with turns.lock:
+                    yield
+            finally:
+                turns.users -= 1
+                if not turns.users:
+                    del self._turns[session_id]
 
     def get(self, session_id: str) -> Session:
         """The live session ``session_id``; -32002 if there is none."""
@@ -165,6 +193,12 @@ class SessionRegistry:
         ``stored``: the record as the store holds it (a restored session); it is not written again
         when nothing in it changed (a commit, and an ``fsync``, saved on every load of a session).
         """
+        with self._at_work():
+            return await self._open(record, mcp_servers, created=created, stored=stored)
+
+    async def _open(
+        self, record: SessionRecord, mcp_servers: list[Any] | None, *, created: bool, stored: dict[str, Any] | None
+    ) -> Session:
         from langacp.bridge import ToolCallIds
         from langacp.operations import offered, open_outbox
 
@@ -174,6 +208,9 @@ class SessionRegistry:
             await self.leases.take(store, session_id)
         except SessionBusy as exc:
             raise RequestError.invalid_params({"details": str(exc)}) from exc
+        except BaseException:  # cancelled while taking it (the agent exiting): it may have been taken
+            await self.leases.free(store, session_id)
+            raise
         ids = ToolCallIds()
         context = SessionContext(
             session_id=session_id,
@@ -282,10 +319,17 @@ class SessionRegistry:
             await self.leases.free(await self.loader.store(), session.context.session_id)
 
     async def close_all(self) -> None:
-        """Cancel running prompts and close every session, all at once."""
-        sessions = list(self.live.values())
-        for session in sessions:
+        """Cancel running prompts, let the requests opening or closing sessions end, close every session.
+
+        A session still being loaded (or made) when the client goes is closed like the others:
+        its plugins are told, its lease is given back, before the store closes. The requests
+        at work get :data:`OPENING_GRACE` seconds, then are cancelled; new ones are refused.
+        """
+        self.closing = True
+        for session in self.live.values():
             session.cancel_turn()
+        await self._settle()
+        sessions = list(self.live.values())
         # All at once, so that plugins stopping subprocesses (MCP servers: stdin closed, then
         # SIGTERM after 2 s) do it before the process exits, however many sessions are open.
         results = await asyncio.gather(
@@ -295,6 +339,17 @@ class SessionRegistry:
         for session, result in zip(sessions, results, strict=True):
             if isinstance(result, BaseException):
                 log.error("closing session %s failed: %r", session.context.session_id, result)
+
+    async def _settle(self) -> None:
+        """Wait for the requests at work on sessions; cancel those still at it after :data:`OPENING_GRACE`."""
+        working = set(self._working)
+        if not working:
+            return
+        _, late = await asyncio.wait(working, timeout=OPENING_GRACE)
+        for task in late:
+            task.cancel()  # what it opened is freed on its way out (open's cleanup), or closed below
+        if late:
+            await asyncio.wait(late, timeout=SESSION_CLOSE_TIMEOUT)
 
     async def _build(
         self, target: Target, store: SessionStore, context: SessionContext, *, created: bool

@@ -391,13 +391,14 @@ class Leases:
         acquire = getattr(store, "acquire", None)
         if acquire is None:
             return  # a store one process owns (memory)
+        self._held.add(session_id)  # before it is asked: a take cancelled half-way is given back by free()
         holder = await acquire(session_id, self.owner, self.ttl)
         if holder is not None:
+            self._held.discard(session_id)
             raise SessionBusy(
                 f"session {session_id} is open in another langacp process ({describe_owner(holder)}); "
                 "close it there (or end that process) and try again"
             )
-        self._held.add(session_id)
         if self._renewer is None:
             import asyncio
 
