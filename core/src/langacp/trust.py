@@ -260,12 +260,22 @@ def _read(cwd: str, user: Path, project: Path) -> tuple[_Signature, int, ConfigL
     return signature, read_at, load_layers(cwd)
 
 
+def _kept_or_read(
+    cwd: str, user: Path, project: Path, known: tuple[_Signature, ConfigLayers] | None
+) -> tuple[_Signature, int, ConfigLayers] | None:
+    """``None`` when ``known`` (the layers read for an earlier session) still holds, else the files read now."""
+    if known is not None and known[0] == (_stat(user), _stat(project)):
+        return None
+    return _read(cwd, user, project)
+
+
 async def open_layers(session: SessionContext) -> ConfigLayers:
     """Put the session's configuration layers in place (``session.state``), before its plugins' session hooks.
 
-    The files are read in a worker thread. Sessions of a working directory whose files did
-    not change since (the same device, inode, size and times: two ``stat`` calls) share the
-    layers read for an earlier one; a changed file is read again for the next session.
+    The files are looked at in a worker thread (a hung file system holds up this session only).
+    Sessions of a working directory whose files did not change since (the same device, inode,
+    size and times: two ``stat`` calls) share the layers read for an earlier one; a changed file
+    is read again for the next session.
     """
     given = session.state.get(STATE_KEY)
     if isinstance(given, ConfigLayers):
@@ -274,22 +284,23 @@ async def open_layers(session: SessionContext) -> ConfigLayers:
     user, project = user_config_path(), project_config_path(session.cwd)
     key = (session.cwd, user)
     known = _READ.get(key)
-    if known is not None and known[0] == (_stat(user), _stat(project)):
-        layers = known[1]
+    try:
+        fresh = await asyncio.wait_for(
+            asyncio.to_thread(_kept_or_read, session.cwd, user, project, known), READ_TIMEOUT
+        )
+    except TimeoutError:
+        log.error("langacp: reading the configuration files of %s took too long; using none", session.cwd)
+        layers = ConfigLayers(user_error="the configuration files could not be read in time")
     else:
-        try:
-            signature, read_at, layers = await asyncio.wait_for(
-                asyncio.to_thread(_read, session.cwd, user, project), READ_TIMEOUT
-            )
-        except TimeoutError:
-            log.error("langacp: reading the configuration files of %s took too long; using none", session.cwd)
-            layers = ConfigLayers(user_error="the configuration files could not be read in time")
-        else:
+        if fresh is not None:
+            signature, read_at, layers = fresh
             _READ.pop(key, None)
             if not _racy(signature, read_at):
                 _READ[key] = (signature, layers)
                 if len(_READ) > _KEPT:
                     _READ.pop(next(iter(_READ)))
+        elif known is not None:  # the files did not change
+            layers = known[1]
     kept: ConfigLayers = session.state.setdefault(STATE_KEY, layers)
     return kept
 

@@ -10,6 +10,7 @@ The tools are sync: LangChain runs them in a worker thread, off the event loop.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Iterator, Sequence
@@ -38,9 +39,15 @@ class FileTools:
     """The file tools of one session: ``roots`` are the directories they may read."""
 
     def __init__(self, cwd: str, additional_directories: Sequence[str] = ()) -> None:
-        self.paths = SessionPaths(cwd, additional_directories)
-        self.cwd = self.paths.cwd
-        self.roots = self.paths.roots
+        self._dirs = (cwd, tuple(additional_directories))
+
+    @functools.cached_property
+    def paths(self) -> SessionPaths:
+        """The session's directories, resolved when a tool (or its check) first runs: in a worker
+        thread, never on the event loop where the factory builds the tools (``realpath`` of a
+        directory on a hung file system would hold up every session)."""
+        cwd, additional = self._dirs
+        return SessionPaths(cwd, additional)
 
     # -- confinement (langacp.paths) -------------------------------------------------------------
 
