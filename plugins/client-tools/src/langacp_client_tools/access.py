@@ -3,7 +3,9 @@
 Every path is confined by :class:`langacp.paths.SessionPaths` *before* the user is asked
 (the tools' ``langacp_check``) and again when the tool runs, before anything is asked of the
 editor or done locally: a path outside the session's directories is never sent, and the
-editor is sent the real path that was checked, never a path through a link.
+editor is sent the real path that was checked, never a path through a link. Resolving a path
+touches the file system, so it is done in a worker thread (:func:`locate`), never on the
+event loop: a hung mount holds up the call, not the other sessions.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from langchain_core.tools import ToolException
 
 from langacp.api import PathError, SessionContext, SessionPaths
 
-__all__ = ["ClientAccess", "Target", "client_access", "target"]
+__all__ = ["ClientAccess", "Target", "client_access", "locate", "target"]
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,18 @@ def target(paths: SessionPaths, path: str, action: str, *, files: bool = True) -
     except PathError as exc:
         raise ToolException(str(exc)) from exc
     return Target(real=real, shown=paths.display(real), sent=paths.client_path(real))
+
+
+def locate(paths: SessionPaths, path: str, action: str, *, files: bool = True) -> tuple[Target, int | None]:
+    """:func:`target` and the mode of what is there now (``None``: nothing, or it cannot be looked at).
+
+    Resolving and looking touch the file system: a tool calls this in a worker thread.
+    """
+    where = target(paths, path, action, files=files)
+    try:
+        return where, os.stat(where.real).st_mode
+    except OSError:
+        return where, None
 
 
 def path_check(paths: SessionPaths, key: str, action: str, *, files: bool = True, default: str | None = None) -> Any:

@@ -17,10 +17,11 @@ and stop the command when the turn is cancelled (``asyncio.CancelledError`` in t
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
-import os
 import shutil
 import signal
+import stat
 from collections.abc import Coroutine
 from dataclasses import dataclass
 from typing import Any
@@ -28,7 +29,8 @@ from typing import Any
 from langchain_core.tools import ToolException
 
 from langacp.api import SessionContext, SessionPaths, killpg, stop_group, unwatch_group, watch_group
-from langacp_client_tools.access import ClientAccess, target
+from langacp_client_tools.access import ClientAccess, locate
+from langacp_client_tools.files import off_loop
 from langacp_client_tools.settings import Settings
 
 __all__ = ["CommandRunner", "Outcome", "TailBuffer"]
@@ -151,8 +153,9 @@ class CommandRunner:
         """Run ``command``; returns the result text and the artifact (the terminal id, if any)."""
         if not isinstance(command, str) or not command.strip():
             raise ToolException("command must not be empty")
-        where = target(self.paths, cwd or ".", "used as a working directory", files=False)
-        if not os.path.isdir(where.real):
+        locate_dir = functools.partial(locate, files=False)
+        where, mode = await off_loop(locate_dir, self.paths, cwd or ".", "used as a working directory")
+        if mode is None or not stat.S_ISDIR(mode):
             raise ToolException(f"{cwd} is not a directory")
         seconds = self.settings.command_timeout(timeout)
         if self.access.terminal:

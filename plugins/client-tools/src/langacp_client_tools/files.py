@@ -13,16 +13,17 @@ from __future__ import annotations
 
 import asyncio
 import os
+import stat
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 from langchain_core.tools import ToolException
 
 from langacp.api import PathError, SessionContext, SessionPaths
-from langacp_client_tools.access import ClientAccess, Target, target
+from langacp_client_tools.access import ClientAccess, Target, locate
 from langacp_client_tools.settings import Settings
 
-__all__ = ["FileOps", "replace_exact"]
+__all__ = ["FileOps", "off_loop", "replace_exact"]
 
 BINARY_SNIFF = 8192
 MAX_DIFF_CHARS = 2 * 1024 * 1024
@@ -65,20 +66,26 @@ def replace_exact(
 class FileOps:
     """One session's file operations; ``access`` says which go through the editor."""
 
-    def __init__(self, session: SessionContext, access: ClientAccess, settings: Settings) -> None:
+    def __init__(
+        self, session: SessionContext, access: ClientAccess, settings: Settings, paths: SessionPaths | None = None
+    ) -> None:
         self.session = session
         self.access = access
         self.settings = settings
-        self.paths = SessionPaths(session.cwd, session.additional_directories)
+        self.paths = paths or SessionPaths(session.cwd, session.additional_directories)
+
+    async def locate(self, path: str, action: str) -> tuple[Target, int | None]:
+        """The confined path and the mode of what is there (``None``: nothing), found in a worker thread."""
+        return await off_loop(locate, self.paths, path, action)
 
     # -- reading -----------------------------------------------------------------------------
 
     async def read(self, path: str, line: int | None = None, limit: int | None = None) -> str:
         """``limit`` lines of a text file starting at ``line`` (1-based), with a note when more follow."""
-        where = target(self.paths, path, "read")
+        where, mode = await self.locate(path, "read")
         start = max(1, int(line)) if line is not None else 1
         count = max(1, int(limit)) if limit is not None else self.settings.read_lines
-        if os.path.isdir(where.real):
+        if mode is not None and stat.S_ISDIR(mode):
             raise ToolException(f"{path} is a directory, not a file")
         if self.access.read:
             # One line more than asked: tells whether the file goes on.
@@ -86,7 +93,7 @@ class FileOps:
             more: int | None = None if len(lines) <= count else -1
             lines = lines[:count]
         else:
-            lines, total = await _off_loop(self._local_lines, where, path, start, count)
+            lines, total = await off_loop(self._local_lines, where, path, start, count)
             rest = total - (start - 1) - len(lines)
             more = rest if rest > 0 else None
         return self._format(where, lines, start, more)
@@ -169,15 +176,15 @@ class FileOps:
         """The whole text of an existing file (the editor's buffer when it offers ``fs.readTextFile``)."""
         if self.access.read:
             return await self._client_read(where, None, None)
-        return await _off_loop(self._local_text, where, path)
+        return await off_loop(self._local_text, where, path)
 
     # -- writing -----------------------------------------------------------------------------
 
     async def write(self, path: str, content: str) -> tuple[str, Artifact]:
         """Write a whole file (created with its parent directories if needed); the result and its diff."""
-        where = target(self.paths, path, "written")
-        existed = os.path.exists(where.real)
-        if os.path.isdir(where.real):
+        where, mode = await self.locate(path, "written")
+        existed = mode is not None
+        if mode is not None and stat.S_ISDIR(mode):
             raise ToolException(f"{path} is a directory")
         old: str | None = None
         known = True  # the old text, for the diff: the editor's buffer when it reads for us
@@ -195,8 +202,8 @@ class FileOps:
         self, path: str, old_string: str, new_string: str, replace_all: bool = False
     ) -> tuple[str, Artifact]:
         """Replace the exact text ``old_string`` (once, or everywhere with ``replace_all``); the result and its diff."""
-        where = target(self.paths, path, "edited")
-        if os.path.isdir(where.real):
+        where, mode = await self.locate(path, "edited")
+        if mode is not None and stat.S_ISDIR(mode):
             raise ToolException(f"{path} is a directory")
         current = await self.read_all(where, path)
         updated, count = replace_exact(current, old_string, new_string, replace_all=replace_all, path=where.shown)
@@ -214,7 +221,7 @@ class FileOps:
             except RequestError as exc:
                 raise ToolException(f"the editor could not write {where.shown}: {_client_error(exc)}") from exc
             return
-        await _off_loop(self._local_write, where, path, content)
+        await off_loop(self._local_write, where, path, content)
 
     def _local_write(self, where: Target, path: str, content: str) -> None:
         try:
@@ -223,7 +230,7 @@ class FileOps:
             raise ToolException(str(exc)) from exc
 
 
-async def _off_loop(func: Callable[..., T], *args: Any) -> T:
+async def off_loop(func: Callable[..., T], *args: Any) -> T:
     """``func(*args)`` in a worker thread, given up after :data:`IO_TIMEOUT` (the thread is left to finish)."""
     try:
         return await asyncio.wait_for(asyncio.to_thread(func, *args), IO_TIMEOUT)

@@ -37,24 +37,33 @@ def _held(session: SessionContext) -> ClientTools | None:
     return session.scratch(_Held).tools
 
 
-def _of(session: SessionContext) -> ClientTools:
-    """The session's tools, made on first use."""
+async def _of(session: SessionContext) -> ClientTools:
+    """The session's tools, made on first use.
+
+    The session's directories are resolved (``realpath``) in a worker thread: a working directory
+    on a hung file system holds up this session's opening, not the other sessions.
+    """
     held = session.scratch(_Held)
     if held.tools is None:
+        import asyncio
+
+        from langacp.api import SessionPaths
         from langacp_client_tools.tools import ClientTools
 
-        held.tools = ClientTools(session)
+        paths = await asyncio.to_thread(SessionPaths, session.cwd, session.additional_directories)
+        if held.tools is None:
+            held.tools = ClientTools(session, paths=paths)
     return held.tools
 
 
 @hookimpl
-def langacp_session_tools(session: SessionContext) -> list[Any]:
-    return _of(session).tools()
+async def langacp_session_tools(session: SessionContext) -> list[Any]:
+    return (await _of(session)).tools()
 
 
 @hookimpl
-def langacp_session_middleware(session: SessionContext) -> list[Any]:
-    return _of(session).middleware()
+async def langacp_session_middleware(session: SessionContext) -> list[Any]:
+    return (await _of(session)).middleware()
 
 
 @hookimpl

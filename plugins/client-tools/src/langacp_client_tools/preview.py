@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import os
+import stat
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -20,8 +21,8 @@ from langchain.agents.middleware import AgentMiddleware
 from langchain_core.tools import ToolException
 
 from langacp.api import SessionContext, ToolCallInfo, model_call_messages
-from langacp_client_tools.access import Target, target
-from langacp_client_tools.files import FileOps, replace_exact
+from langacp_client_tools.access import Target
+from langacp_client_tools.files import FileOps, off_loop, replace_exact
 
 if TYPE_CHECKING:
     from langchain.agents.middleware import ModelRequest, ModelResponse
@@ -64,15 +65,15 @@ class BufferPreview(AgentMiddleware):  # type: ignore[type-arg]
         if not isinstance(path, str):
             return
         try:
-            where = target(self.files.paths, path, "edited")
+            where, mode = await self.files.locate(path, "edited")
         except ToolException:
-            return  # refused when it runs; nothing outside is read
-        if os.path.isdir(where.real):
+            return  # refused when it runs (or the file system did not answer); nothing outside is read
+        if mode is not None and stat.S_ISDIR(mode):
             return
         try:
             self.seen[call_id] = (where, await self.files.read_all(where, path))
         except ToolException:
-            if not os.path.lexists(where.real):
+            if mode is None and not await off_loop(os.path.lexists, where.real):
                 self.seen[call_id] = (where, None)  # a new file
         except Exception as exc:  # noqa: BLE001 - a preview must never fail the model call
             log.warning("langacp-client-tools: could not read %s for the proposed diff: %s", path, exc)

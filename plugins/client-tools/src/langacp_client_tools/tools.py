@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from langchain_core.tools import BaseTool, InjectedToolCallId, StructuredTool
 
-from langacp.api import SessionContext
+from langacp.api import SessionContext, SessionPaths
 from langacp_client_tools.access import ClientAccess, client_access, path_check
 from langacp_client_tools.commands import CommandRunner
 from langacp_client_tools.files import Artifact, FileOps
@@ -52,11 +52,14 @@ RUN = (
 class ClientTools:
     """The file operations and the command runner behind one session's tools."""
 
-    def __init__(self, session: SessionContext, settings: Settings | None = None) -> None:
+    def __init__(
+        self, session: SessionContext, settings: Settings | None = None, paths: SessionPaths | None = None
+    ) -> None:
+        """``paths``: the session's directories, resolved (made here when not given: it touches the file system)."""
         self.session = session
         self.settings = settings or Settings()
         self.access: ClientAccess = client_access(session)
-        self.files = FileOps(session, self.access, self.settings)
+        self.files = FileOps(session, self.access, self.settings, paths)
         self.commands = CommandRunner(session, self.access, self.settings, self.files.paths)
         self.seen: dict[str, Seen] = {}
         """Buffers read for the diffs the model's writes and edits propose, by tool call id."""
