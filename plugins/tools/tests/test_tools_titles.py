@@ -48,7 +48,15 @@ def cwd(tmp_path: Path) -> str:
 )
 def test_titles(name: str, args: dict[str, object], title: str | None, cwd: str) -> None:
     args = {k: v.replace("{cwd}", cwd) if isinstance(v, str) else v for k, v in args.items()}
-    assert title_of(name, kind_of(name), args, cwd) == title
+    directories = {f"{cwd}/src", f"{cwd}/core"}  # what the plugin's middleware found, off the event loop
+    assert title_of(name, kind_of(name), args, cwd, directories) == title
+
+
+def test_a_title_never_looks_at_the_file_system(cwd: str) -> None:
+    """Made on the event loop: a directory not known to be one is shown as the argument spells it."""
+    assert title_of("search_files", "search", {"pattern": "TODO", "path": "src"}, cwd) == "Search for TODO in src"
+    assert title_of("search_files", "search", {"pattern": "TODO", "path": "src/"}, cwd) == "Search for TODO in src/"
+    assert title_of("list_files", "read", {"path": "core"}, cwd) == "List core/"
 
 
 def test_locations_are_absolute_with_the_line(cwd: str) -> None:

@@ -29,6 +29,7 @@ __all__ = [
     "capture_before",
     "proposed_text",
     "read_text",
+    "real_roots",
     "roots_of",
     "state",
     "target_path",
@@ -49,6 +50,10 @@ class ToolsState:
 
     before: dict[str, Before] = field(default_factory=dict)
     """Each pending edit's file before it ran, by tool call id."""
+    roots: list[str] | None = None
+    """The session's directories as real paths, resolved once, off the event loop (:func:`real_roots`)."""
+    directories: set[str] = field(default_factory=set)
+    """Absolute paths the turn's tool calls name that are directories (looked at off the event loop)."""
     pins: dict[str, str] | None = None
     """The configured kind pins, read once per session."""
 
@@ -58,9 +63,18 @@ def state(session: SessionContext) -> ToolsState:
     return session.scratch(ToolsState)
 
 
-def roots_of(session: SessionContext) -> list[str]:
-    """The session's directories as real paths."""
+def real_roots(session: SessionContext) -> list[str]:
+    """The session's directories as real paths (``realpath``: it touches the file system)."""
     return [os.path.realpath(d) for d in (session.cwd, *session.additional_directories)]
+
+
+def roots_of(session: SessionContext) -> list[str]:
+    """The session's directories as real paths: resolved once per session (in a worker thread by the
+    plugin's session hooks; here, blocking, only for a session they never saw)."""
+    mine = state(session)
+    if mine.roots is None:
+        mine.roots = real_roots(session)
+    return mine.roots
 
 
 def target_path(call: ToolCallInfo, session: SessionContext) -> str | None:
@@ -69,7 +83,7 @@ def target_path(call: ToolCallInfo, session: SessionContext) -> str | None:
     if path is None:
         return None
     full = absolute(path, session.cwd)
-    return full if inside_roots(full, [session.cwd, *session.additional_directories]) else None
+    return full if inside_roots(full, roots_of(session)) else None
 
 
 class _Unreadable(Exception):

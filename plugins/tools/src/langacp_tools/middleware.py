@@ -1,24 +1,27 @@
 """Reading the files edit calls will change, in a worker thread (never on the event loop).
 
 Right after the model answers (before langacp reports its tool calls), a LangChain middleware
-reads the old text of every file an ``edit`` call names, so the proposed diff shown with the
-call and in the permission request needs no read on the event loop. Just before the tool runs
-(after the permission check) the ``langacp_tool_starting`` hook reads it again (:func:`capture`),
-so the result diff compares with what was really there.
+learns which path arguments are directories (for the titles: ``src/``) and reads the old text
+of every file an ``edit`` call names, so neither the titles nor the proposed diff shown with the
+call and in the permission request look at the file system on the event loop. Just before the
+tool runs (after the permission check) the ``langacp_tool_starting`` hook reads it again
+(:func:`capture`), so the result diff compares with what was really there.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from langchain.agents.middleware import AgentMiddleware
 
 from langacp.api import SessionContext, ToolCallInfo, model_call_messages
-from langacp_tools.diffs import capture_before
+from langacp_tools.diffs import capture_before, state
 from langacp_tools.kinds import kind_of
+from langacp_tools.paths import absolute, iter_paths
 
 if TYPE_CHECKING:
     from langchain.agents.middleware import ModelRequest, ModelResponse
@@ -50,12 +53,28 @@ class DiffCapture(AgentMiddleware):  # type: ignore[type-arg]
         self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[ModelResponse]]
     ) -> Any:
         response = await handler(request)
-        for message in model_call_messages(response):
-            for tool_call in getattr(message, "tool_calls", None) or []:
-                call = ToolCallInfo.from_tool_call(tool_call)
-                if call.tool_call_id and self._kind(call) == "edit":
-                    await capture(call, self.session)
+        calls = [
+            ToolCallInfo.from_tool_call(tool_call)
+            for message in model_call_messages(response)
+            for tool_call in getattr(message, "tool_calls", None) or []
+        ]
+        await self._learn_directories(calls)
+        for call in calls:
+            if call.tool_call_id and self._kind(call) == "edit":
+                await capture(call, self.session)
         return response
+
+    async def _learn_directories(self, calls: list[ToolCallInfo]) -> None:
+        """Which path arguments of ``calls`` are directories (the titles show them with ``/``)."""
+        paths = {absolute(path, self.session.cwd) for call in calls for _, path in iter_paths(call.args)}
+        if not paths:
+            return
+        try:
+            found = await asyncio.wait_for(asyncio.to_thread(_directories, paths), READ_TIMEOUT)
+        except TimeoutError:
+            log.warning("langacp-tools: the file system did not say in time which paths are directories")
+            return
+        state(self.session).directories.update(found)
 
 
 async def capture(call: ToolCallInfo, session: SessionContext) -> None:
@@ -64,3 +83,8 @@ async def capture(call: ToolCallInfo, session: SessionContext) -> None:
         await asyncio.wait_for(asyncio.to_thread(capture_before, call, session), READ_TIMEOUT)
     except TimeoutError:
         log.warning("langacp-tools: reading the file of %s for its diff took too long; no diff", call.name)
+
+
+def _directories(paths: set[str]) -> set[str]:
+    """Those of ``paths`` that are directories (it touches the file system: run in a worker thread)."""
+    return {path for path in paths if os.path.isdir(path)}

@@ -75,13 +75,10 @@ def display(path: str, cwd: str) -> str:
 
 
 def inside_roots(path: str, roots: list[str]) -> bool:
-    """Whether the real ``path`` lies inside one of the session's real directories."""
+    """Whether ``path``, resolved (``realpath``: it touches the file system), lies inside one of ``roots``
+    (the session's directories, already real paths)."""
     try:
         real = os.path.realpath(path)
     except OSError:  # a link changed while it was being followed, a loop, …: not known to be inside
         return False
-    for root in roots:
-        base = os.path.realpath(root)
-        if real == base or real.startswith(base.rstrip(os.sep) + os.sep):
-            return True
-    return False
+    return any(real == root or real.startswith(root.rstrip(os.sep) + os.sep) for root in roots)

@@ -32,19 +32,31 @@ def _kind(call: ToolCallInfo, session: SessionContext) -> Kind:
     return kind_of(call.name, _pins(session))
 
 
-@hookimpl
-def langacp_session_created(session: SessionContext) -> None:
+async def _opened(session: SessionContext) -> None:
+    """The session's pins, and its directories resolved in a worker thread (never on the event loop)."""
+    import asyncio
+
     _pins(session)
+    mine = diffs.state(session)
+    if mine.roots is None:
+        mine.roots = await asyncio.to_thread(diffs.real_roots, session)
 
 
 @hookimpl
-def langacp_session_loaded(session: SessionContext) -> None:
-    _pins(session)
+async def langacp_session_created(session: SessionContext) -> None:
+    await _opened(session)
+
+
+@hookimpl
+async def langacp_session_loaded(session: SessionContext) -> None:
+    await _opened(session)
 
 
 @hookimpl
 def langacp_prompt_finished(session: SessionContext) -> None:
-    diffs.state(session).before.clear()  # calls cut short (cancel) never got their result
+    mine = diffs.state(session)
+    mine.before.clear()  # calls cut short (cancel) never got their result
+    mine.directories.clear()
 
 
 @hookimpl
@@ -61,7 +73,7 @@ def langacp_tool_kind(call: ToolCallInfo, session: SessionContext) -> str | None
 def langacp_tool_title(call: ToolCallInfo, session: SessionContext) -> str | None:
     if not call.args:
         return None
-    return title_of(call.name, _kind(call, session), call.args, session.cwd)
+    return title_of(call.name, _kind(call, session), call.args, session.cwd, diffs.state(session).directories)
 
 
 @hookimpl

@@ -40,14 +40,14 @@ def artifact_diff(result: Any) -> list[Any]:
     return [tool_diff_content(path, new, old)] if new != old else []
 
 
-def _diff(before: Before | None, result: Any, roots: list[str] | None = None) -> list[Any]:
+def _diff(before: Before | None, result: Any, roots: list[str]) -> list[Any]:
     from acp import tool_diff_content
 
     if before is None or getattr(result, "status", None) == "error":
         return []
     path, old = before
     try:
-        new = read_text(path, roots)
+        new = read_text(path, roots)  # on the event loop: no hook runs after a tool in a worker thread
     except Exception:  # noqa: BLE001 - unreadable after the edit: show the text instead
         return []
     if new is None or new == old:

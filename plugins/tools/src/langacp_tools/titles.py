@@ -1,10 +1,14 @@
-"""Titles a person reads: ``Read README.md``, ``Run `pytest -q```, ``Search for TODO in src/``."""
+"""Titles a person reads: ``Read README.md``, ``Run `pytest -q```, ``Search for TODO in src/``.
+
+A title is made on the event loop, so it never looks at the file system: a path is shown as a
+directory (``src/``) when the argument says so (a trailing ``/``, a listing tool) or when it is
+among the ``directories`` the caller learnt off the loop (:mod:`langacp_tools.middleware`).
+"""
 
 from __future__ import annotations
 
 import functools
-import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Container, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,15 +48,16 @@ def _string(args: Mapping[str, Any], keys: tuple[str, ...]) -> str | None:
     return None
 
 
-def _shown_path(path: str, cwd: str, *, directory: bool = False) -> str:
+def _shown_path(path: str, cwd: str, directories: Container[str] = (), *, directory: bool = False) -> str:
     shown = display(path, cwd)
-    if (directory or os.path.isdir(absolute(path, cwd))) and not shown.endswith(("/", ".")):
+    directory = directory or path.endswith("/") or absolute(path, cwd) in directories
+    if directory and not shown.endswith(("/", ".")):
         shown += "/"
     return shown
 
 
-def _paths(args: Mapping[str, Any], cwd: str) -> list[str]:
-    return [_shown_path(path, cwd) for _, path in iter_paths(args)]
+def _paths(args: Mapping[str, Any], cwd: str, directories: Container[str]) -> list[str]:
+    return [_shown_path(path, cwd, directories) for _, path in iter_paths(args)]
 
 
 def _joined(paths: list[str]) -> str:
@@ -66,6 +71,7 @@ class _Call:
     name: str
     args: Mapping[str, Any]
     cwd: str
+    directories: Container[str]
 
     @functools.cached_property
     def words(self) -> set[str]:
@@ -73,7 +79,7 @@ class _Call:
 
     @functools.cached_property
     def paths(self) -> list[str]:
-        return _paths(self.args, self.cwd)
+        return _paths(self.args, self.cwd, self.directories)
 
 
 def _read(call: _Call) -> str | None:
@@ -149,7 +155,10 @@ _TITLES: dict[str, Callable[[_Call], str | None]] = {
 }
 
 
-def title_of(name: str, kind: Kind, args: Mapping[str, Any], cwd: str) -> str | None:
-    """The title of a call to ``name`` of ``kind``, or ``None`` when the arguments say nothing useful."""
+def title_of(name: str, kind: Kind, args: Mapping[str, Any], cwd: str, directories: Container[str] = ()) -> str | None:
+    """The title of a call to ``name`` of ``kind``, or ``None`` when the arguments say nothing useful.
+
+    ``directories``: absolute paths known to be directories (shown with a trailing ``/``).
+    """
     titled = _TITLES.get(kind)
-    return titled(_Call(name, args, cwd)) if titled is not None else None
+    return titled(_Call(name, args, cwd, directories)) if titled is not None else None
