@@ -145,11 +145,13 @@ class ServerConnection:
         """The server's MCP session, initialized."""
         spec = self.spec
         if spec.transport == "stdio":
+            # Looked at in a worker thread: a session's directory on a hung file system holds up this server only.
+            usable = spec.cwd is None and await asyncio.to_thread(os.path.isdir, self.cwd)
             params = StdioServerParameters(
                 command=spec.command,
                 args=list(spec.args),
                 env={**base_environment(), **spec.env},
-                cwd=spec.cwd or (self.cwd if os.path.isdir(self.cwd) else None),
+                cwd=spec.cwd or (self.cwd if usable else None),
             )
             # The MCP SDK starts the server in a session of its own without telling its pid: the
             # core's watchdog learns the new group, so a kill -9 of the agent stops the server too.

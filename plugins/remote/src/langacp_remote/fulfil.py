@@ -8,6 +8,7 @@ editor then does the work (``fs/*``, ``terminal/*``). The answer resumes the run
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -64,8 +65,8 @@ async def _answer(session: SessionContext, request: dict[str, Any]) -> dict[str,
         except _Unsupported as exc:
             return _error(str(exc))
     try:
-        paths = SessionPaths(session.cwd, session.additional_directories)
-        path = str(paths.resolve(str(args.get("path") or ""), action="read" if op == "read_file" else "written"))
+        # Resolving touches the file system: in a worker thread, never on the event loop.
+        path = await asyncio.to_thread(_confined, session, str(args.get("path") or ""), op)
     except PathError as exc:
         return _error(str(exc))
     try:
@@ -88,6 +89,12 @@ async def _answer(session: SessionContext, request: dict[str, Any]) -> dict[str,
 
 class _Unsupported(Exception):
     pass
+
+
+def _confined(session: SessionContext, path: str, op: str) -> str:
+    """``path`` resolved inside the session's directories (:class:`PathError` if it leaves them)."""
+    paths = SessionPaths(session.cwd, session.additional_directories)
+    return str(paths.resolve(path, action="read" if op == "read_file" else "written"))
 
 
 def _require(session: SessionContext, capability: str) -> None:
