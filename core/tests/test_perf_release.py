@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import gc
+import sys
 import threading
 import weakref
 from concurrent.futures import ThreadPoolExecutor
@@ -22,6 +23,7 @@ from acp import text_block
 
 from langacp import tracing
 from langacp.agent import LangacpAgent
+from langacp.agent.loader import Loader
 from langacp.plugins import load_plugins
 
 
@@ -94,20 +96,51 @@ async def test_span_bookkeeping_runs_inline_while_tracing_is_off() -> None:
     assert threads[1] != main
 
 
-def test_install_keeps_an_override_the_application_set() -> None:
+async def test_an_override_the_application_sets_replaces_langacps(tmp_path: Path, monkeypatch: Any) -> None:
+    # langacp installs its override before it imports the TARGET, so the application's own (set when
+    # its module is imported) is the one LangSmith uses; no private LangSmith API is read to know it.
     import langsmith
-    from langsmith._runtime_overrides import get_runtime_overrides
+    from langsmith import traceable, tracing_context
 
-    async def theirs(default: Any, ctx: contextvars.Context, func: Any, *args: Any, **kwargs: Any) -> Any:
-        return await default(ctx, func, *args, **kwargs)
+    (tmp_path / "own_override_target.py").write_text(
+        "import langsmith\n"
+        "from langacp.testing.agent import TOOLS, make_model\n"
+        "calls = []\n"
+        "async def theirs(default, ctx, func, /, *args, **kwargs):\n"
+        "    calls.append(func)\n"
+        "    return await default(ctx, func, *args, **kwargs)\n"
+        "langsmith.set_runtime_overrides(aio_to_thread=theirs)\n"
+        "def agent(setup):\n"
+        "    return setup.create_agent(make_model(), tools=TOOLS)\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
 
-    saved = get_runtime_overrides().aio_to_thread
+    @traceable
+    async def span() -> str:
+        return "done"
+
     try:
-        langsmith.set_runtime_overrides(aio_to_thread=theirs)
-        assert tracing.install() is False
-        assert get_runtime_overrides().aio_to_thread is theirs
+        Loader("own_override_target:agent", "memory")._load_target()
+        import own_override_target  # type: ignore[import-not-found]
+
+        with tracing_context(enabled=False):
+            assert await span() == "done"
+        assert own_override_target.calls, "the application's override was replaced by langacp's"
+
+        # and without one of the application's, langacp's is the one LangSmith calls
         langsmith.set_runtime_overrides()
+        used: list[Any] = []
+        inline = tracing.inline_when_not_tracing
+
+        async def recording(*args: Any, **kwargs: Any) -> Any:
+            used.append(args[2])
+            return await inline(*args, **kwargs)
+
+        monkeypatch.setattr(tracing, "inline_when_not_tracing", recording)
         assert tracing.install() is True
-        assert get_runtime_overrides().aio_to_thread is tracing.inline_when_not_tracing
+        with tracing_context(enabled=False):
+            assert await span() == "done"
+        assert used
     finally:
-        langsmith.set_runtime_overrides(aio_to_thread=saved)
+        langsmith.set_runtime_overrides()
+        sys.modules.pop("own_override_target", None)

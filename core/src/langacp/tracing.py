@@ -12,13 +12,10 @@ tracing is on it still goes to a thread, as LangSmith does by default.
 from __future__ import annotations
 
 import contextvars
-import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 __all__ = ["inline_when_not_tracing", "install"]
-
-log = logging.getLogger("langacp.tracing")
 
 
 async def inline_when_not_tracing(
@@ -38,18 +35,17 @@ async def inline_when_not_tracing(
 
 
 def install() -> bool:
-    """Install :func:`inline_when_not_tracing` unless the application set its own override; returns whether it did.
+    """Make :func:`inline_when_not_tracing` LangSmith's ``aio_to_thread`` override; returns whether it did.
 
-    Only for a process langacp owns (``langacp serve``): the override is process-wide.
+    Only for a process langacp owns (``langacp serve``), and before the application's code is
+    imported: an application that sets an override of its own (when its module is imported, or
+    in its factory) replaces this one, since the last ``set_runtime_overrides`` call wins.
     """
     try:
         import langsmith
-        from langsmith._runtime_overrides import get_runtime_overrides
-    except ImportError:  # an older or newer LangSmith without the hook: nothing to do
+
+        set_runtime_overrides = langsmith.set_runtime_overrides
+    except (ImportError, AttributeError):  # a LangSmith without the hook: nothing to do
         return False
-    current = get_runtime_overrides().aio_to_thread
-    if current is not None and current is not inline_when_not_tracing:
-        log.info("langacp: LangSmith already has an aio_to_thread override; leaving it")
-        return False
-    langsmith.set_runtime_overrides(aio_to_thread=inline_when_not_tracing)
+    set_runtime_overrides(aio_to_thread=inline_when_not_tracing)
     return True

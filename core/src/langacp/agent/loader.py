@@ -161,6 +161,5 @@ class Loader:
 
         if not self.target_spec or not isinstance(self.target_spec, str):
             raise RequestError.internal_error({"details": "no TARGET to serve"})
-        target = load_target(self.target_spec)
-        tracing.install()  # LangSmith is imported by now (or here, off the event loop)
-        return target
+        tracing.install()  # before the application's code: an override of its own replaces this one
+        return load_target(self.target_spec)
