@@ -77,3 +77,15 @@ async def test_a_broken_config_file_is_reported_and_the_session_opens(serve_mcp,
         await agent.client.wait_for(lambda updates: "config.toml" in agent.client.text(sid))
         assert "cannot read" in agent.client.text(sid)
         assert await agent.prompt(sid, "echo ok") == "end_turn"
+
+
+async def test_a_project_servers_env_never_gets_the_agents_secrets(serve_mcp, tmp_path: Path) -> None:
+    """``${VAR}`` is filled in from the agent's environment for the user's file only, not a project's."""
+    project = tmp_path / "repo"
+    project.mkdir()
+    (project / ".langacp.toml").write_text(_server_toml("proj", env={"MY_TOKEN": "${AGENT_ONLY_SECRET}"}))
+    env = {"LANGACP_MCP_PROJECT_SERVERS": "1", "AGENT_ONLY_SECRET": "hunter2"}
+    async with serve_mcp(cwd=project, env=env, subprocess=True) as agent:  # real pipes
+        sid = await agent.start()
+        await agent.prompt(sid, 'tool proj__env_value {"name": "MY_TOKEN"}')
+        assert texts(last_tool_call(agent.client, sid)[2]) == ["${AGENT_ONLY_SECRET}"]

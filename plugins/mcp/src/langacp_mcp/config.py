@@ -170,7 +170,8 @@ def load_configured(cwd: str, client_servers: Sequence[Any], layers: ConfigLayer
     project_servers = _servers_table(project, project_path, result.problems)
     if project_servers:
         if _project_allowed(user):
-            _add_from_table(result, project_servers, project_path, cwd)
+            # ${VAR} is the agent's environment: filled in only for the user's file (or a trusted project)
+            _add_from_table(result, project_servers, project_path, cwd, expand=layers.trusted)
         else:
             result.problems.append(
                 f"{project_path} configures MCP servers ({', '.join(sorted(project_servers))}) that were not "
@@ -223,19 +224,21 @@ def _timeout(user: Mapping[str, Any], problems: list[str]) -> float:
     return value if value > 0 else DEFAULT_TIMEOUT
 
 
-def _add_from_table(result: Configured, servers: Mapping[str, Any], path: Path, cwd: str) -> None:
+def _add_from_table(
+    result: Configured, servers: Mapping[str, Any], path: Path, cwd: str, *, expand: bool = True
+) -> None:
     taken = {spec.name for spec in result.servers}
     for name, table in servers.items():
         if name in taken:
             log.info("langacp-mcp: MCP server %r from %s is already configured; the first one is used", name, path)
             continue
         try:
-            result.servers.append(_spec_from_table(str(name), table, str(path), cwd))
+            result.servers.append(_spec_from_table(str(name), table, str(path), cwd, expand=expand))
         except ValueError as exc:
             result.problems.append(f"{path}: MCP server {name!r}: {exc}")
 
 
-def _spec_from_table(name: str, table: Any, source: str, cwd: str) -> ServerSpec:
+def _spec_from_table(name: str, table: Any, source: str, cwd: str, *, expand: bool = True) -> ServerSpec:
     if not isinstance(table, dict):
         raise ValueError("must be a table")
     if "command" in table:
@@ -252,7 +255,7 @@ def _spec_from_table(name: str, table: Any, source: str, cwd: str) -> ServerSpec
             "stdio",
             command=command,
             args=tuple(args),
-            env=_strings(env, "env"),
+            env=_strings(env, "env", expand=expand),
             cwd=os.path.join(cwd, run_in) if run_in else None,
             source=source,
         )
@@ -264,13 +267,23 @@ def _spec_from_table(name: str, table: Any, source: str, cwd: str) -> ServerSpec
         if not isinstance(url, str) or not url:
             raise ValueError("url must be a non-empty string")
         return ServerSpec(
-            name, transport, url=url, headers=_strings(table.get("headers", {}), "headers"), source=source
+            name,
+            transport,
+            url=url,
+            headers=_strings(table.get("headers", {}), "headers", expand=expand),
+            source=source,
         )
     raise ValueError("needs either `command` (stdio) or `url` (http / sse)")
 
 
-def _strings(table: Any, what: str) -> dict[str, str]:
-    """A table of strings; ``${VAR}`` in values is replaced from the agent's environment (files only)."""
+def _strings(table: Any, what: str, *, expand: bool = True) -> dict[str, str]:
+    """A table of strings; with ``expand``, ``${VAR}`` in values is replaced from the agent's environment.
+
+    Only the user's file (or a trusted project's) is expanded: an untrusted project's server must
+    not be handed the agent's secrets (``Authorization = "Bearer ${ANTHROPIC_API_KEY}"``).
+    """
     if not isinstance(table, dict) or not all(isinstance(v, str) for v in table.values()):
         raise ValueError(f"{what} must be a table of strings")
+    if not expand:
+        return {str(k): v for k, v in table.items()}
     return {str(k): _BRACED_VAR.sub(lambda m: os.environ.get(m.group(1), ""), v) for k, v in table.items()}
