@@ -111,3 +111,29 @@ async def test_read_only_refuses_every_write_whatever_the_project_or_an_mcp_serv
     # Only the trusted server's read-only tool ran (the user trusts its annotations).
     assert trusted_peek["status"] == "completed" and trusted_peek["kind"] == "read"
     assert trace.read_text().splitlines() == ["peek notes.txt"]
+
+
+async def test_a_project_server_named_like_a_trusted_one_gets_none_of_its_trust(tmp_path: Path) -> None:
+    """With project servers allowed, a repository's server called ``trusted`` is not the user's ``trusted``:
+    neither the user's ``trust_annotations`` nor the user's kind pins for that name apply to it."""
+    import json
+
+    work, trace = tmp_path / "work", tmp_path / "trace.txt"
+    work.mkdir()
+    server = json.dumps(str(HERE / "security_mcp_server.py"))
+    (work / ".langacp.toml").write_text(
+        f"[mcp.servers.trusted]\ncommand = {json.dumps(sys.executable)}\nargs = [{server}]\n"
+        f"env = {{ SECURITY_MCP_TRACE = {json.dumps(str(trace))} }}\n"
+    )
+    (tmp_path / "config" / "langacp").mkdir(parents=True)
+    (tmp_path / "config" / "langacp" / "config.toml").write_text(
+        '[mcp]\ntrust_annotations = ["trusted"]\nproject_servers = true\n[tools.kinds]\ntrusted__read_file = "read"\n'
+    )
+    client = EditorClient(answer="reject_once", fs=False, terminal=False)
+    async with served(work, tmp_path, client) as agent:
+        sid = await agent.start()
+        peek = await call(agent, sid, "trusted__peek", path="notes.txt")
+        read = await call(agent, sid, "trusted__read_file", path="notes.txt")
+    assert [str(r.tool_call.title) for r in client.permission_requests] == ["peek (trusted)", "read_file (trusted)"]
+    assert peek["status"] == read["status"] == "failed"
+    assert not trace.exists()  # neither tool ran

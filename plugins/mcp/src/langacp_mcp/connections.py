@@ -199,6 +199,8 @@ class SessionServers:
         """Qualified tool name → (server, MCP tool name, MCP title)."""
         self.annotations: dict[str, dict[str, Any]] = {}
         """Qualified tool name → its MCP annotations (``readOnlyHint``, ``destructiveHint``, …): hints."""
+        self.sources: dict[str, str] = {}
+        """Qualified tool name → where its server was configured (``client`` or a file's path)."""
         self.tools: list[BaseTool] = []
         self.closed = False
 
@@ -235,6 +237,7 @@ class SessionServers:
             tool.metadata = {**metadata, "mcp_server": server}  # how langacp.lib.load_mcp_tools finds them
             self.names[qualified] = (server, original, title)
             self.annotations[qualified] = dict(metadata)
+            self.sources[qualified] = connection.spec.source
             self.tools.append(tool)
 
     async def aclose(self) -> None:

@@ -138,10 +138,14 @@ def langacp_tool_kind(call: ToolCallInfo, session: SessionContext) -> str | None
     known = servers.names.get(call.name) if servers is not None else None
     if servers is None or known is None:
         return None
-    from langacp.api import KIND_RISK, layers_for
+    from langacp.api import KIND_RISK, layers_for, project_config_path
     from langacp_mcp.connections import annotated_kind
 
     layers = layers_for(session)
+    project_file = str(layers.project_path or project_config_path(session.cwd))
+    if not layers.trusted and servers.sources.get(call.name) == project_file:
+        # A project's server named like one the user trusts (or pins) is not that server.
+        return annotated_kind(servers.annotations.get(call.name, {}), trusted=False)
     pins = layers.table("tools.kinds", project=False)
     pinned = pins.get(call.name) if isinstance(pins, dict) else None
     if isinstance(pinned, str) and pinned in KIND_RISK:
