@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 from langchain_core.callbacks import BaseCallbackHandler
-from langchain_core.messages import AIMessage, ToolMessage
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage, get_notification_metadata
 from langchain_core.runnables.config import RunnableConfig, merge_configs
 
 from langacp.types import SessionContext, ToolCallInfo, TurnOutcome
@@ -365,6 +365,11 @@ class TurnReporter:
         if not isinstance(message, AIMessage):  # AIMessageChunk is an AIMessage
             if isinstance(message, ToolMessage):
                 self.finish_tool(message)
+            elif isinstance(message, HumanMessage) and get_notification_metadata(message) is not None:
+                from langacp.replay import notification_updates  # a summary: shown as session/load shows it
+
+                for update in notification_updates(self.plugins, self.session, message):
+                    self.sink.put(update)
             return
         node = metadata.get("langgraph_node")
         if node == "tools":

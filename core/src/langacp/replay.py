@@ -5,13 +5,15 @@ model will see on the next turn: user messages, thoughts, answers, and each tool
 its final status and content. Content goes through the same hooks as live updates
 (``langacp_output_block``, the tool mappers). A user's text is sent as it is; the user's
 other blocks (images, files, …) are mapped like output blocks and sent as ``user_message_chunk``.
+A human message the agent harness added rather than the user typed (LangChain's notification
+metadata, e.g. ``SummarizationMiddleware``'s summary) is the agent's: sent as ``agent_thought_chunk``.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal
 
-from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage, get_notification_metadata
 
 from langacp.bridge import first_free
 from langacp.types import SessionContext, ToolCallInfo
@@ -20,7 +22,7 @@ if TYPE_CHECKING:
     from langacp.bridge import UpdateSink
     from langacp.plugins import Plugins
 
-__all__ = ["pair_results", "replay_messages", "replayed_ids"]
+__all__ = ["notification_updates", "pair_results", "replay_messages", "replayed_ids"]
 
 _NOT_CONTENT = {"tool_call", "tool_call_chunk", "invalid_tool_call", "server_tool_call", "server_tool_result"}
 """Blocks of an AI message that are not shown as content (tool calls are replayed on their own)."""
@@ -33,6 +35,10 @@ def replay_messages(plugins: Plugins, session: SessionContext, messages: list[An
     turn_ids: dict[str, str] = {}  # as live (ToolCallIds): one alias per model id and turn
     for position, message in enumerate(messages):
         if isinstance(message, HumanMessage):
+            if get_notification_metadata(message) is not None:
+                for update in notification_updates(plugins, session, message):
+                    sink.put(update)
+                continue  # added within a turn (before a model call): the turn goes on
             turn_ids = {}
             _replay_user(plugins, session, message, sink)
         elif isinstance(message, AIMessage):
@@ -61,6 +67,25 @@ def _replay_user(plugins: Plugins, session: SessionContext, message: HumanMessag
         for update in plugins.output_block(dict(block), session):
             if getattr(update, "session_update", None) == "agent_message_chunk":
                 sink.put(update_user_message(update.content))
+
+
+def notification_updates(plugins: Plugins, session: SessionContext, message: HumanMessage) -> list[Any]:
+    """The updates showing a human message the harness added (a summary, a background task's news): the
+    agent's thought, never the user's words. Live (:class:`~langacp.bridge.TurnReporter`) and replayed alike."""
+    from acp import text_block, update_agent_thought
+
+    updates: list[Any] = []
+    for block in _blocks(message):
+        text = block.get("text") if block.get("type") == "text" else None
+        if isinstance(text, str):
+            if text:
+                updates.append(update_agent_thought(text_block(text)))
+            continue
+        for update in plugins.output_block(dict(block), session):
+            if getattr(update, "session_update", None) == "agent_message_chunk":
+                update = update_agent_thought(update.content)
+            updates.append(update)
+    return updates
 
 
 def _replay_tool_call(
@@ -127,7 +152,8 @@ def replayed_ids(messages: list[Any]) -> set[str]:
     turn_ids: dict[str, str] = {}
     for message in messages:
         if isinstance(message, HumanMessage):
-            turn_ids = {}
+            if get_notification_metadata(message) is None:
+                turn_ids = {}
         elif isinstance(message, AIMessage):
             for tool_call in message.tool_calls:
                 model_id = str(tool_call.get("id") or "")
