@@ -13,6 +13,7 @@ must be none.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -24,6 +25,7 @@ from langacp.testing.harness import DEFAULT_TARGET, ServedAgent, serve
 from langacp.testing.polling import eventually
 
 SLOW_FS = Path(__file__).resolve().parent / "fixtures" / "slow_fs"
+EDIT_TARGET = Path(__file__).resolve().parent / "fixtures" / "slow_edit_target.py"
 PLUGINS = ["client-tools", "tools"]
 PATIENCE = 60.0
 """Seconds the other session's prompt gets (it takes well under one; only a blocked event loop reaches this)."""
@@ -111,4 +113,25 @@ async def test_a_tool_call_naming_a_hung_path_holds_up_no_other_session(tmp_path
             gate.open()
             assert await calling == "end_turn"
         assert (slow / "new.txt").read_text() == "x"
+    assert gate.calls_on_the_event_loop() == ""  # nor once the directory answered again
+
+
+async def test_an_edited_file_that_hangs_after_the_tool_ran_holds_up_no_other_session(tmp_path: Path) -> None:
+    """The edit's new text, for its result's diff, is read off the event loop: the tool writes the
+    file, then shuts the gate itself (``tests/fixtures/slow_edit_target.py``)."""
+    work = tmp_path / "work"
+    slow = work / "mnt"
+    slow.mkdir(parents=True)
+    notes = slow / "notes.txt"
+    notes.write_text("old\n")
+    async with served(slow, work, f"{EDIT_TARGET}:agent") as (agent, gate):
+        sid = await agent.start()
+        other = await agent.new_session()
+        calling = asyncio.ensure_future(
+            agent.prompt(sid, f"tool write_notes {json.dumps({'path': str(notes), 'content': 'new'})}")
+        )
+        await assert_other_session_goes_on(agent, gate, calling, other)
+        gate.open()
+        assert await calling == "end_turn"
+        assert notes.read_text() == "new"
     assert gate.calls_on_the_event_loop() == ""  # nor once the directory answered again

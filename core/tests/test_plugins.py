@@ -171,11 +171,12 @@ async def test_deny_policy_never_runs_the_tool(start_agent: StartAgent) -> None:
         assert agent.client.permission_requests == []
 
 
-async def test_tool_starting_hook_runs_after_the_permission_check_and_before_the_tool(
+async def test_tool_starting_and_finished_hooks_run_around_the_tool_after_the_permission_check(
     start_agent: StartAgent, tmp_path: Path
 ) -> None:
-    """langacp_tool_starting, over real pipes: once per call that runs, with its arguments, before the
-    tool (the file the tool writes is not there yet); never for a call the policy refused."""
+    """langacp_tool_starting and langacp_tool_finished, over real pipes: once per call that runs, with
+    its arguments, before the tool (the file the tool writes is not there yet) and after it (with its
+    result); never for a call the policy refused."""
     target = tmp_path / "written.txt"
     args = {"path": str(target), "text": "hi"}
     async with start_agent(TRACED, testplug=["events", "deny"], subprocess=True) as agent:
@@ -183,10 +184,12 @@ async def test_tool_starting_hook_runs_after_the_permission_check_and_before_the
         assert await agent.prompt(sid, tool_prompt("write_file", **args)) == "end_turn"
         assert await agent.prompt(sid, 'tool add {"a": 1, "b": 1}') == "end_turn"  # denied by testplug
         assert agent.client.of(sid, "tool_call_update")[-1].status == "failed"
-        starting = [e for e in agent.events() if e["event"] in ("tool_starting", "tool_file")]
+        starting = [e for e in agent.events() if e["event"] in ("tool_starting", "tool_finished", "tool_file")]
         assert starting == [
             {"event": "tool_starting", "tool": "write_file", "id": starting[0]["id"], "args": args},
             {"event": "tool_file", "exists": False},
+            {"event": "tool_finished", "tool": "write_file", "id": starting[0]["id"], "result": f"wrote {target}"},
+            {"event": "tool_file", "exists": True},
         ]
         assert target.read_text() == "hi\n"
 

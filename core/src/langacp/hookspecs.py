@@ -190,6 +190,19 @@ def langacp_tool_starting(call: ToolCallInfo, session: SessionContext) -> Awaita
 
 
 @hookspec
+def langacp_tool_finished(call: ToolCallInfo, result: Any, session: SessionContext) -> Awaitable[None] | None:
+    """A tool call ran and produced ``result`` (async-capable).
+
+    Called by the core's tool guard (factory targets) and the library's ``ACPToolMiddleware``
+    right after the tool ran (``result`` is its ``ToolMessage``, or a ``Command``), before the
+    result is reported: ``langacp_tool_result_content`` is asked once every implementation has
+    returned (or its awaitable finished). For slow work the result's content needs, such as
+    reading the file an edit changed, off the event loop. A call that is not yours should cost
+    one function call: return ``None``.
+    """
+
+
+@hookspec
 def langacp_tool_updates(call: ToolCallInfo, result: Any, session: SessionContext) -> list[Any] | None:
     """Return extra ACP session updates a finished tool call produces (e.g. a ``plan``).
 
@@ -367,6 +380,7 @@ ASYNC_CAPABLE: frozenset[str] = frozenset(
         "langacp_session_middleware",
         "langacp_session_tools",
         "langacp_tool_starting",
+        "langacp_tool_finished",
         "langacp_ask_permission",
         "langacp_resume_interrupt",
         "langacp_set_mode",

@@ -1,8 +1,9 @@
 """The tool guard: the core's middleware around every tool call of a factory-built agent.
 
 It enforces the permission policy (``langacp_permission`` / ``langacp_ask_permission``)
-before a tool runs, then tells the plugins the call starts (``langacp_tool_starting``), and
-turns a tool that raises into a failed tool result so the turn goes on and the model can react.
+before a tool runs, then tells the plugins the call starts (``langacp_tool_starting``) and,
+once it ran, that it finished (``langacp_tool_finished``), and turns a tool that raises into a
+failed tool result so the turn goes on and the model can react.
 
 Before any permission is asked, a tool's own check runs: a tool whose ``metadata`` holds a
 callable under :data:`CHECK_KEY` (sync or async, given the call's arguments) returns why the
@@ -72,7 +73,9 @@ class ToolGuardMiddleware(AgentMiddleware):  # type: ignore[type-arg]
         if runner is not None:
             runner.tool_started(call.tool_call_id, call.name, call.args)
         await self.plugins.tool_starting(call, self.session)
-        return await run_contained(call, handler, request)
+        result = await run_contained(call, handler, request)
+        await self.plugins.tool_finished(call, result, self.session)
+        return result
 
 
 async def tool_check(call: ToolCallInfo, tool: Any) -> str | None:

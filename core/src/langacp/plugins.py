@@ -565,6 +565,12 @@ class Plugins:
             if result is not None and inspect.isawaitable(result):
                 await result
 
+    async def tool_finished(self, call: ToolCallInfo, result: Any, session: SessionContext) -> None:
+        """``langacp_tool_finished``: ``call`` ran and produced ``result`` (not reported yet)."""
+        for done in self._all("langacp_tool_finished", call=call, result=result, session=session):
+            if done is not None and inspect.isawaitable(done):
+                await done
+
     def tool_updates(self, call: ToolCallInfo, result: Any, session: SessionContext) -> list[Any]:
         """Extra session updates (a plan, …) a finished tool call produces."""
         found = self._all("langacp_tool_updates", call=call, result=result, session=session)

@@ -7,6 +7,7 @@ from pathlib import Path
 from langchain_core.messages import ToolMessage
 
 from langacp.types import SessionContext, ToolCallInfo
+from langacp_tools import plugin
 from langacp_tools.diffs import MAX_BYTES, capture_before
 from langacp_tools.results import content_blocks, result_content
 
@@ -105,3 +106,29 @@ def test_a_diff_the_tool_reports_wins_over_the_disk(tmp_path: Path) -> None:
     ]
     failed = ToolMessage(content="Error", tool_call_id="c4", status="error", artifact=reported)
     assert [c.type for c in result_content(ToolCallInfo("c4", "edit_file", {}), "edit", failed, session)] == ["content"]
+
+
+async def test_the_result_diff_compares_the_file_before_and_right_after_the_run(tmp_path: Path) -> None:
+    """langacp_tool_starting reads the file right before the run, langacp_tool_finished right after it
+    (both in a worker thread); the result content then reads nothing: a file removed since is not seen."""
+    session = _session(tmp_path)
+    target = Path(session.cwd) / "f.txt"
+    target.write_text("before\n")
+    call = ToolCallInfo("c1", "write_file", {"path": "f.txt", "content": "after\n"})
+    starting = plugin.langacp_tool_starting(call, session)
+    assert starting is not None
+    await starting
+    target.write_text("after\n")  # the tool ran
+    result = ToolMessage(content="ok", tool_call_id="c1")
+    finished = plugin.langacp_tool_finished(call, result, session)
+    assert finished is not None
+    await finished
+    target.unlink()  # gone by the time the result is shown
+    [diff] = plugin.langacp_tool_result_content(call, result, session) or []
+    assert (diff.type, diff.old_text, diff.new_text) == ("diff", "before\n", "after\n")
+
+
+def test_a_call_that_is_not_an_edit_reads_nothing_when_it_finished(tmp_path: Path) -> None:
+    session = _session(tmp_path)
+    call = ToolCallInfo("c1", "read_file", {"path": "f.txt"})
+    assert plugin.langacp_tool_finished(call, ToolMessage(content="x", tool_call_id="c1"), session) is None

@@ -178,6 +178,7 @@ class ACPToolMiddleware(_SessionBound):
         await session.plugins.tool_starting(call, session.context)
         wrappers = [m for m in session.middleware if not _is_mode(m)]
         result = await run_contained(call, lambda r: _chain_tool(wrappers, r, handler), request)
+        await session.plugins.tool_finished(call, result, session.context)
         if self.report_result and isinstance(result, ToolMessage):
             turn.finish_tool(result)
         return result

@@ -1,8 +1,10 @@
 """Diffs of tools that edit files: proposed from the arguments, and actual (old text before, new after).
 
-The old text is read just before the tool runs by :class:`~langacp_tools.middleware.DiffCapture`
-(after the permission check, so what the user approved is what is compared), or, for graphs
-langacp cannot insert middleware into, when the call's arguments are first known. Only files
+The old text is read right after the model answers by :class:`~langacp_tools.middleware.DiffCapture`
+and again just before the tool runs (after the permission check, so what the user approved is
+what is compared), or, for graphs langacp cannot insert middleware into, when the call's
+arguments are first known. The new text is read right after the tool ran (:func:`read_after`,
+by the ``langacp_tool_finished`` hook), or, in those graphs, when the result arrives. Only files
 inside the session's directories are read, and only UTF-8 text up to :data:`MAX_BYTES`.
 
 Reads never wait: a file is opened non-blocking and must be a regular file (a FIFO, device or
@@ -28,6 +30,7 @@ __all__ = [
     "ToolsState",
     "capture_before",
     "proposed_text",
+    "read_after",
     "read_text",
     "real_roots",
     "roots_of",
@@ -50,6 +53,9 @@ class ToolsState:
 
     before: dict[str, Before] = field(default_factory=dict)
     """Each pending edit's file before it ran, by tool call id."""
+    after: dict[str, str | None] = field(default_factory=dict)
+    """Each finished edit's file text after it ran, by tool call id, read off the event loop by the
+    ``langacp_tool_finished`` hook (``None``: nothing to compare, such as a file gone or unreadable)."""
     roots: list[str] | None = None
     """The session's directories as real paths, resolved once, off the event loop (:func:`real_roots`)."""
     directories: set[str] = field(default_factory=set)
@@ -134,6 +140,18 @@ def capture_before(call: ToolCallInfo, session: SessionContext, *, replace: bool
         return None
     before[call.tool_call_id] = captured
     return captured
+
+
+def read_after(call: ToolCallInfo, session: SessionContext) -> str | None:
+    """The text of the file edit ``call`` changed, as it is now (``None``: gone, unreadable or never
+    captured). It touches the file system: run in a worker thread."""
+    before = state(session).before.get(call.tool_call_id)
+    if before is None:
+        return None
+    try:
+        return read_text(before[0], roots_of(session))
+    except _Unreadable:
+        return None
 
 
 def _edited(current: str, args: Mapping[str, Any]) -> str | None:

@@ -5,7 +5,8 @@ learns which path arguments are directories (for the titles: ``src/``) and reads
 of every file an ``edit`` call names, so neither the titles nor the proposed diff shown with the
 call and in the permission request look at the file system on the event loop. Just before the
 tool runs (after the permission check) the ``langacp_tool_starting`` hook reads it again
-(:func:`capture`), so the result diff compares with what was really there.
+(:func:`capture`), so the result diff compares with what was really there; right after it ran,
+the ``langacp_tool_finished`` hook reads its new text (:func:`capture_after`) for that diff.
 """
 
 from __future__ import annotations
@@ -19,14 +20,14 @@ from typing import TYPE_CHECKING, Any
 from langchain.agents.middleware import AgentMiddleware
 
 from langacp.api import SessionContext, ToolCallInfo, model_call_messages
-from langacp_tools.diffs import capture_before, state
+from langacp_tools.diffs import capture_before, read_after, state
 from langacp_tools.kinds import kind_of
 from langacp_tools.paths import absolute, iter_paths
 
 if TYPE_CHECKING:
     from langchain.agents.middleware import ModelRequest, ModelResponse
 
-__all__ = ["READ_TIMEOUT", "DiffCapture", "capture"]
+__all__ = ["READ_TIMEOUT", "DiffCapture", "capture", "capture_after"]
 
 log = logging.getLogger("langacp_tools")
 
@@ -83,6 +84,16 @@ async def capture(call: ToolCallInfo, session: SessionContext) -> None:
         await asyncio.wait_for(asyncio.to_thread(capture_before, call, session), READ_TIMEOUT)
     except TimeoutError:
         log.warning("langacp-tools: reading the file of %s for its diff took too long; no diff", call.name)
+
+
+async def capture_after(call: ToolCallInfo, session: SessionContext) -> None:
+    """Read and remember the new text of the file edit ``call`` changed, in a worker thread."""
+    try:
+        after = await asyncio.wait_for(asyncio.to_thread(read_after, call, session), READ_TIMEOUT)
+    except TimeoutError:
+        log.warning("langacp-tools: reading the file of %s after it ran took too long; no diff", call.name)
+        after = None
+    state(session).after[call.tool_call_id] = after
 
 
 def _directories(paths: set[str]) -> set[str]:

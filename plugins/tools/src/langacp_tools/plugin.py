@@ -14,7 +14,7 @@ from langacp_tools import diffs
 from langacp_tools.config import load_pins
 from langacp_tools.kinds import Kind, kind_of, tool_part
 from langacp_tools.locations import locations_of
-from langacp_tools.results import result_content
+from langacp_tools.results import result_content, shows_own_content
 from langacp_tools.titles import title_of
 
 
@@ -56,6 +56,7 @@ async def langacp_session_loaded(session: SessionContext) -> None:
 def langacp_prompt_finished(session: SessionContext) -> None:
     mine = diffs.state(session)
     mine.before.clear()  # calls cut short (cancel) never got their result
+    mine.after.clear()
     mine.directories.clear()
 
 
@@ -117,3 +118,14 @@ def langacp_tool_starting(call: ToolCallInfo, session: SessionContext) -> Awaita
     from langacp_tools.middleware import capture
 
     return capture(call, session)
+
+
+@hookimpl
+def langacp_tool_finished(call: ToolCallInfo, result: Any, session: SessionContext) -> Awaitable[None] | None:
+    """An edit ran: read its file's new text in a worker thread, so its result's diff reads nothing
+    on the event loop. Only for a call whose old text was captured and whose result shows the diff."""
+    if call.tool_call_id not in diffs.state(session).before or shows_own_content(result):
+        return None
+    from langacp_tools.middleware import capture_after
+
+    return capture_after(call, session)

@@ -8,7 +8,7 @@ from typing import Any
 from langacp.api import SessionContext, ToolCallInfo
 from langacp_tools.diffs import Before, read_text, roots_of, state
 
-__all__ = ["artifact_diff", "content_blocks", "result_content", "terminal_id"]
+__all__ = ["artifact_diff", "content_blocks", "result_content", "shows_own_content", "terminal_id"]
 
 _TERMINAL_KEYS = ("terminal_id", "terminalId")
 
@@ -40,16 +40,27 @@ def artifact_diff(result: Any) -> list[Any]:
     return [tool_diff_content(path, new, old)] if new != old else []
 
 
-def _diff(before: Before | None, result: Any, roots: list[str]) -> list[Any]:
+def shows_own_content(result: Any) -> bool:
+    """Whether an edit's ``result`` is shown without reading its file: an error, a terminal or a diff of its own."""
+    return getattr(result, "status", None) == "error" or terminal_id(result) is not None or bool(artifact_diff(result))
+
+
+def _diff(before: Before | None, after: str | None, read: bool, result: Any, session: SessionContext) -> list[Any]:
+    """The diff of ``before`` against the file's text after the run: ``after`` if it was ``read``
+    (off the event loop, by the ``langacp_tool_finished`` hook), else read now (a graph without the
+    tool guard, where no hook runs after a tool: on the event loop)."""
     from acp import tool_diff_content
 
     if before is None or getattr(result, "status", None) == "error":
         return []
     path, old = before
-    try:
-        new = read_text(path, roots)  # on the event loop: no hook runs after a tool in a worker thread
-    except Exception:  # noqa: BLE001 - unreadable after the edit: show the text instead
-        return []
+    if read:
+        new = after
+    else:
+        try:
+            new = read_text(path, roots_of(session))
+        except Exception:  # noqa: BLE001 - unreadable after the edit: show the text instead
+            return []
     if new is None or new == old:
         return []
     return [tool_diff_content(path, new, old)]
@@ -119,12 +130,15 @@ def result_content(call: ToolCallInfo, kind: str, result: Any, session: SessionC
     """Tool-call content for ``result``, the ``ToolMessage`` of ``call``."""
     from acp import tool_terminal_ref
 
-    before: Before | None = state(session).before.pop(call.tool_call_id, None)
+    mine = state(session)
+    before: Before | None = mine.before.pop(call.tool_call_id, None)
+    read = call.tool_call_id in mine.after
+    after = mine.after.pop(call.tool_call_id, None)
     terminal = terminal_id(result)
     if terminal is not None:
         return [tool_terminal_ref(terminal)]
     if kind == "edit":
-        diff = artifact_diff(result) or _diff(before, result, roots_of(session))
+        diff = artifact_diff(result) or _diff(before, after, read, result, session)
         if diff:
             return diff
     return content_blocks(result)
