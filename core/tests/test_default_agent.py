@@ -193,6 +193,18 @@ def test_missing_api_key_is_a_clear_message(monkeypatch: pytest.MonkeyPatch) -> 
     check_model("fakeprov:model-1")
 
 
+def test_start_up_asks_init_chat_model_about_a_provider_langacp_has_no_table_for() -> None:
+    """Known to ``init_chat_model`` (its package missing: the session reports that) passes; unknown is
+    refused, with the providers ``init_chat_model`` itself names."""
+    from langacp import startup
+
+    assert "together" not in PROVIDERS
+    assert startup.check_model("together:some-model") == []
+    [problem] = startup.check_model("nosuchprovider:some-model")
+    assert "unknown provider 'nosuchprovider'" in problem.what
+    assert "together" in problem.fix.split(", ")  # the whole list, not its first 12
+
+
 def test_demo_model_answers_are_deterministic_and_labelled() -> None:
     from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 

@@ -200,23 +200,34 @@ def check_model(model: str | None, *, key_required: bool = False) -> list[Proble
 
     provider = provider_of(model)
     if provider is not None and provider not in PROVIDERS:
-        known = _init_chat_model_providers()
-        if known and provider not in known:
-            return [
-                Problem(
-                    f"--model {model!r}: unknown provider {provider!r}",
-                    "use a provider init_chat_model knows: " + ", ".join(sorted(known)[:12]) + ", …",
-                )
-            ]
+        refusal = _unknown_provider(model, provider)
+        if refusal is not None:
+            return [Problem(f"--model {model!r}: unknown provider {provider!r}", refusal)]
     return []
 
 
-def _init_chat_model_providers() -> set[str]:
-    """The providers ``init_chat_model`` knows (empty if this langchain does not say)."""
-    from langchain.chat_models import base
+def _unknown_provider(model: str, provider: str) -> str | None:
+    """What to use instead, if ``init_chat_model`` refuses ``model``'s provider (a provider langacp has no table for).
 
-    table = getattr(base, "_BUILTIN_PROVIDERS", None) or getattr(base, "_SUPPORTED_PROVIDERS", None)
-    return set(table or ())
+    Asked of ``init_chat_model`` itself (LangChain publishes no list of its providers): it
+    refuses an unknown provider before importing anything. A provider it knows is imported
+    and the model made, as the first session would; any other failure is left to that session.
+    """
+    import contextlib
+
+    from langchain.chat_models import init_chat_model
+
+    try:
+        with contextlib.redirect_stdout(sys.stderr):  # serve's stdout is the protocol's
+            init_chat_model(model.partition(":")[2] or model, model_provider=provider)
+    except ValueError as exc:
+        reason = str(exc)
+        if reason.startswith("Unsupported") and repr(provider) in reason:
+            _, _, known = reason.partition("Supported model providers are:")
+            return "use a provider init_chat_model knows: " + (known.strip() or "see its documentation")
+    except Exception:  # noqa: BLE001 - a known provider: its package, keys, … are the session's to report
+        pass
+    return None
 
 
 def _looks_known(model: str) -> bool:
