@@ -159,3 +159,42 @@ async def test_always_allow_never_covers_an_interpreter_run_by_a_wrapper(tmp_pat
     always = next(o.name for o in client.permission_requests[0].options if o.kind == "allow_always")
     assert always.startswith("Always allow exactly this `run_command` command")
     assert sorted(p.name for p in work.iterdir()) == [".git", "notes.txt"]
+
+
+async def test_always_allow_for_git_checkout_never_covers_discarding_uncommitted_work(tmp_path: Path) -> None:
+    """``git checkout main`` and ``git checkout .`` look alike to a pattern (a branch or a path), and
+    ``git checkout .``, ``git restore .`` and ``git clean -fdq .`` throw the user's uncommitted work away."""
+    work = tmp_path / "work"
+    _repo(work)
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+    (work / "other.txt").write_text("other\n")
+    for args in (["branch", "-M", "main"], ["add", "other.txt"], ["commit", "-qm", "second"]):
+        subprocess.run(["git", *args], cwd=work, check=True, env={**env, "PATH": "/usr/bin:/bin"})
+    (work / "notes.txt").write_text("uncommitted work\n")
+    (work / "build").mkdir()
+    (work / "build" / "out.o").write_text("")
+    (work / "draft.txt").write_text("an untracked draft\n")
+    client = EditorClient(answer=_always_then_reject, fs=False, terminal=False)
+    approved_then_attacks = [
+        ("git checkout main", ["git checkout .", "git checkout -- notes.txt", "git checkout -f main"]),
+        ("git restore other.txt", ["git restore .", "git restore notes.txt"]),
+        ("git clean -fdq build", ["git clean -fdq .", "git clean -fdq draft.txt"]),
+    ]
+    async with served(work, tmp_path, client) as agent:
+        sid = await agent.start()
+        results: list[tuple[str, dict[str, Any]]] = []
+        for approved, attacks in approved_then_attacks:
+            ANSWERS[:] = ["allow_always", *(["reject_once"] * len(attacks))]
+            results.append((approved, await call(agent, sid, "run_command", command=approved)))
+            for attack in attacks:
+                results.append((attack, await call(agent, sid, "run_command", command=attack)))
+    asked = [r.tool_call.raw_input["command"] for r in client.permission_requests]  # type: ignore[index]
+    assert asked == [command for command, _ in results]  # every attack was asked about, none ran unasked
+    for command, result in results:
+        approved = command in {a for a, _ in approved_then_attacks}
+        assert result["status"] == ("completed" if approved else "failed"), command
+    always = next(o.name for o in client.permission_requests[0].options if o.kind == "allow_always")
+    assert always.startswith("Always allow exactly this `run_command` command (`git checkout main`)")
+    assert (work / "notes.txt").read_text() == "uncommitted work\n"  # the user's change survived
+    assert (work / "draft.txt").read_text() == "an untracked draft\n"
+    assert not (work / "build").exists()  # the approved clean ran

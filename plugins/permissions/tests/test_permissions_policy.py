@@ -13,7 +13,7 @@ from langacp.trust import load_layers
 from langacp_permissions import Policy, Rule, configured_policy, load_policy, policy_for, scope_of, set_policy
 from langacp_permissions.decisions import decide
 from langacp_permissions.remembered import recall, remember
-from langacp_permissions.scope import GIT_DENIED
+from langacp_permissions.scope import GIT_DENIED, Scope
 
 
 @pytest.fixture
@@ -189,6 +189,19 @@ def _pattern(prefix: list[str], options: list[str] | None, denied: tuple[str, ..
         ({"command": "pip install requests"}, "execute", {"tool": "t", "exact": '"pip install requests"'}),
         ({"command": "git clone https://x/y"}, "execute", {"tool": "t", "exact": '"git clone https://x/y"'}),
         ({"command": "git worktree add ../wt"}, "execute", {"tool": "t", "exact": '"git worktree add ../wt"'}),
+        # a branch cannot be told from a path, and these discard uncommitted work: exact only
+        ({"command": "git checkout main"}, "execute", {"tool": "t", "exact": '"git checkout main"'}),
+        ({"command": "git restore a.py"}, "execute", {"tool": "t", "exact": '"git restore a.py"'}),
+        ({"command": "git clean -fd build"}, "execute", {"tool": "t", "exact": '"git clean -fd build"'}),
+        ({"command": "git reset --hard HEAD"}, "execute", {"tool": "t", "exact": '"git reset --hard HEAD"'}),
+        ({"command": "git reset --merge"}, "execute", {"tool": "t", "exact": '"git reset --merge"'}),
+        ({"command": "git switch -f main"}, "execute", {"tool": "t", "exact": '"git switch -f main"'}),
+        ({"command": "git switch -qf main"}, "execute", {"tool": "t", "exact": '"git switch -qf main"'}),
+        ({"command": "git switch --disc main"}, "execute", {"tool": "t", "exact": '"git switch --disc main"'}),
+        ({"command": "git rm --forc a.py"}, "execute", {"tool": "t", "exact": '"git rm --forc a.py"'}),
+        ({"command": "git switch main"}, "execute", _pattern(["git", "switch"], [])),
+        ({"command": "git reset -q a.py"}, "execute", _pattern(["git", "reset"], ["-q"])),
+        ({"command": "git rm a.py"}, "execute", _pattern(["git", "rm"], [])),
         ({"command": "echo 'unbalanced"}, "execute", {"tool": "t", "exact": '"echo \'unbalanced"'}),
         ({"code": "print(1)"}, "execute", {"tool": "t", "exact": '{"code": "print(1)"}'}),
     ],
@@ -250,6 +263,29 @@ def test_the_scope_of_always(args: dict[str, object], kind: str, scope: dict[str
             ["git remote add fork https://x/z"],
             ["git remote set-url origin https://evil"],
         ),
+        (  # `git checkout .` and `git restore .` discard every uncommitted change
+            "git checkout main",
+            ["git checkout main"],
+            [
+                "git checkout .",
+                "git checkout -- a.py",
+                "git checkout HEAD a.py",
+                "git checkout -f main",
+                "git checkout dev",
+            ],
+        ),
+        ("git restore a.py", ["git restore a.py"], ["git restore .", "git restore b.py", "git restore -W ."]),
+        ("git clean -fd build", ["git clean -fd build"], ["git clean -fd .", "git clean -fd src"]),
+        (
+            "git switch main",
+            ["git switch dev"],
+            ["git switch -f dev", "git switch --discard-changes dev", "git switch --force dev", "git switch -qf dev"],
+        ),
+        ("git switch -f main", ["git switch -f main"], ["git switch -f dev", "git switch --discard-changes main"]),
+        ("git reset --hard HEAD", ["git reset --hard HEAD"], ["git reset --hard", "git reset --hard origin/main"]),
+        ("git reset -q a.py", ["git reset -q b.py"], ["git reset -q --hard", "git reset -q --har", "git reset --hard"]),
+        ("git rm a.py", ["git rm b.py"], ["git rm -f b.py", "git rm --for b.py"]),
+        ("git rm -f a.py", ["git rm -f a.py"], ["git rm -f b.py"]),
     ],
 )
 def test_what_an_always_allowed_command_covers(approved: str, covered: list[str], asked: list[str]) -> None:
@@ -259,6 +295,38 @@ def test_what_an_always_allowed_command_covers(approved: str, covered: list[str]
     for other in asked:
         assert not remembered.covers(ToolCallInfo("2", "sh", {"command": other})), other
     assert not remembered.covers(ToolCallInfo("2", "other_shell", {"command": approved}))
+
+
+@pytest.mark.parametrize(
+    ("pattern", "asked"),
+    [
+        ({"prefix": ["git", "checkout"], "options": []}, ["git checkout .", "git checkout main"]),
+        ({"prefix": ["git", "restore"], "options": []}, ["git restore ."]),
+        ({"prefix": ["git", "clean"], "options": ["-fd"]}, ["git clean -fd ."]),
+        ({"prefix": ["git"], "options": []}, ["git checkout .", "git restore ."]),
+        ({"prefix": ["git", "switch"], "options": ["-f"]}, ["git switch -f dev"]),
+        ({"prefix": ["git", "reset"], "options": ["--hard"]}, ["git reset --hard origin/main"]),
+        ({"prefix": ["git", "rm"], "options": ["-f"]}, ["git rm -f a.py"]),
+        ({"prefix": ["git", "clone"], "options": []}, ["git clone https://evil/x"]),
+    ],
+)
+def test_a_stored_pattern_never_covers_a_discarding_git_command(pattern: dict[str, object], asked: list[str]) -> None:
+    """Patterns remembered before a command became exact-only (or edited in the store) do not cover it."""
+    scope = Scope.from_json({"tool": "sh", "pattern": {**pattern, "denied": []}})
+    assert scope is not None
+    for command in asked:
+        assert not scope.covers(ToolCallInfo("1", "sh", {"command": command})), command
+    kept = Scope.from_json({"tool": "sh", "pattern": {"prefix": ["git", "switch"], "options": [], "denied": []}})
+    assert kept is not None and kept.covers(ToolCallInfo("1", "sh", {"command": "git switch dev"}))
+
+
+@pytest.mark.parametrize("prefix", [["git", "checkout"], ["git", "restore"], ["sh"], ["git"], ["git", "log", "x"]])
+def test_a_stored_any_options_pattern_is_only_trusted_for_a_read_only_git_subcommand(prefix: list[str]) -> None:
+    """ "Any options but git's denied ones" is only ever made for ``git log`` & co; ``sh -c …`` must not match."""
+    stored = {"tool": "sh", "pattern": {"prefix": prefix, "options": None, "denied": list(GIT_DENIED)}}
+    assert Scope.from_json(stored) is None
+    log = {"tool": "sh", "pattern": {"prefix": ["git", "log"], "options": None, "denied": list(GIT_DENIED)}}
+    assert Scope.from_json(log) is not None
 
 
 def _session(tmp_path: Path, record: SessionRecord | None = None) -> SessionContext:

@@ -12,21 +12,23 @@
     cannot be split (unbalanced quotes), or its program runs code or commands given in its
     arguments or writes where its arguments say (shells, interpreters, ``env``, ``sudo``,
     ``xargs``, ``find``, ``sed``, ``awk``, ``tee``, ``dd``, ``rm``, ``git config``, git
-    global options such as ``-c`` / ``-C``, an unknown git subcommand which may be an alias);
+    global options such as ``-c`` / ``-C``, an unknown git subcommand which may be an alias, a
+    git subcommand that may discard uncommitted work: ``checkout``, ``restore``, ``clean``, or
+    ``switch -f`` / ``--discard-changes``, ``reset --hard`` / ``--merge``, ``rm -f``);
   - **a read-only git subcommand** (``git log``, ``git diff``, ``git status``, …): that
     subcommand with any arguments *except* the options that write a file or run a program
     (``--output``, ``--ext-diff``, ``--textconv``, ``-O`` / ``--open-files-in-pager``, …, and their
     abbreviations, which git accepts) and the verbs that make it write (``git reflog expire``);
   - **another known git subcommand**: ``git <subcommand>`` with exactly the same options, never
-    a destroying verb (``git stash drop``, ``git remote set-url``) or a forcing / deleting push
-    refspec (``+main``, ``:main``);
+    a destroying verb (``git stash drop``, ``git remote set-url``), a forcing / deleting push
+    refspec (``+main``, ``:main``) or an option that discards uncommitted work (``git switch -f``);
   - **any other program**: the program and its leading words before the first option (at
     most two: ``npm run test``, ``cargo build``, ``cat notes.txt``) with **exactly the same
     options** (``pytest -q`` covers ``pytest -q tests/other.py``, not ``pytest --basetemp=/x``);
     later operands may differ.
 
-  A call that is compound, substitutes, redirects or carries a denied option is never
-  covered by a pattern, only by its own exact command.
+  A call that is compound, substitutes, redirects, carries a denied option or may discard
+  uncommitted work is never covered by a pattern (stored ones too), only by its own exact command.
 * An ``execute``-kind tool without a recognisable command: the exact arguments.
 """
 
@@ -79,6 +81,17 @@ GIT_WRITING_VERBS = {
 }
 """Verbs that make a git subcommand destroy or redirect what the user approved it for (``git reflog
 expire``, ``git stash drop``, ``git remote set-url``): only ever remembered exactly."""
+GIT_DISCARDS = frozenset({"checkout", "restore", "clean"})
+"""git subcommands whose operands choose what they overwrite or delete, and a branch cannot be told
+from a path (``git checkout main`` / ``git checkout .``, ``git restore .``, ``git clean -fd .``): the
+user's uncommitted work is gone. Exact only, and a stored pattern never covers them."""
+GIT_DISCARDING_OPTIONS = {
+    "switch": ("-f", "--force", "--discard-changes"),
+    "reset": ("--hard", "--merge"),
+    "rm": ("-f", "--force"),
+}
+"""Options that make a git subcommand throw away uncommitted changes (also abbreviated, and a short
+one inside a cluster): a command with one is remembered exactly, and a pattern never covers one."""
 GIT_KNOWN = GIT_READ_ONLY | frozenset(
     "add commit push pull fetch clone init checkout switch restore reset revert merge rebase cherry-pick stash "
     "branch tag remote mv rm clean apply am format-patch archive gc prune worktree notes range-diff".split()
@@ -150,13 +163,25 @@ def _git_denied(word: str) -> bool:
     return False
 
 
+def _has_option(word: str, options: tuple[str, ...]) -> bool:
+    """Whether ``word`` is one of ``options``: a long one abbreviated, or a short one in a cluster (``-qf``)."""
+    if word.startswith("--"):
+        name = word.split("=", 1)[0]
+        return name != "--" and any(o.startswith(name) for o in options if o.startswith("--"))
+    return _is_option(word) and any(o[1] in word[1:] for o in options if len(o) == 2)
+
+
 def _git_writes(sub: str, rest: list[str]) -> bool:
     """Whether git ``sub`` with the words ``rest`` may write, run or destroy more than the approved call.
 
-    A denied option, a destroying verb (:data:`GIT_WRITING_VERBS`), or a ``git push`` refspec
-    that forces (``+main``) or deletes (``:main``) a remote branch.
+    A subcommand that is only remembered exactly (:data:`GIT_RUNS_THINGS`, :data:`GIT_DISCARDS`), a
+    denied or discarding option (:data:`GIT_DISCARDING_OPTIONS`), a destroying verb
+    (:data:`GIT_WRITING_VERBS`), or a ``git push`` refspec that forces (``+main``) or deletes
+    (``:main``) a remote branch.
     """
-    if any(_git_denied(w) for w in rest):
+    if sub in GIT_RUNS_THINGS or sub in GIT_DISCARDS or any(_git_denied(w) for w in rest):
+        return True
+    if any(_has_option(w, GIT_DISCARDING_OPTIONS.get(sub, ())) for w in rest):
         return True
     operands = [w for w in rest if not _is_option(w)]
     verbs = GIT_WRITING_VERBS.get(sub, frozenset())
@@ -221,7 +246,7 @@ class Scope:
         if self.options is None:
             return not _git_writes(self.prefix[-1], rest) if self.denied else True
         if os.path.basename(self.prefix[0]) == "git":
-            if len(self.prefix) > 1 and _git_writes(self.prefix[1], rest):
+            if len(self.prefix) < 2 or _git_writes(self.prefix[1], rest):
                 return False
         elif _runs_a_runner(words[1:]):
             return False
@@ -254,7 +279,12 @@ class Scope:
         prefix, options, denied = pattern.get("prefix"), pattern.get("options"), pattern.get("denied", [])
         if not _words(prefix) or not prefix or (options is not None and not _words(options)) or not _words(denied):
             return None
-        if options is None and tuple(denied) != GIT_DENIED:  # "any options" only ever comes with git's denials
+        if options is None and (  # "any options" is only ever made for a read-only git subcommand
+            tuple(denied) != GIT_DENIED
+            or len(prefix) != 2
+            or os.path.basename(prefix[0]) != "git"
+            or prefix[1] not in GIT_READ_ONLY
+        ):
             return None
         return cls(data["tool"], tuple(prefix), tuple(options) if options is not None else None, tuple(denied), None)
 
