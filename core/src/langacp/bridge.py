@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 from langchain_core.callbacks import BaseCallbackHandler
-from langchain_core.messages import AIMessage, HumanMessage, ToolMessage, get_notification_metadata
+from langchain_core.messages import AIMessage, HumanMessage, RemoveMessage, ToolMessage, get_notification_metadata
 from langchain_core.runnables.config import RunnableConfig, merge_configs
 
 from langacp.types import SessionContext, ToolCallInfo, TurnOutcome
@@ -597,12 +597,24 @@ class TurnRunner(TurnReporter):
             messages = getattr(messages, "value", messages)  # langgraph Overwrite
             if not isinstance(messages, (list, tuple)):
                 messages = [messages] if messages is not None else []
+            if messages and isinstance(messages[0], RemoveMessage) and _removes_all(messages[0]):
+                # The history rewritten (SummarizationMiddleware: a summary, then the messages it
+                # kept, earlier turns' tool calls among them): nothing in it ran now. A message
+                # new in it (the summary) comes through the "messages" stream.
+                continue
             for message in messages:
                 if isinstance(message, AIMessage):
                     self.on_model_message(message)
                 elif isinstance(message, ToolMessage):
                     self.finish_tool(message)
         return interrupts
+
+
+def _removes_all(message: RemoveMessage) -> bool:
+    """``message`` clears the thread's messages (LangGraph's ``REMOVE_ALL_MESSAGES``): what follows replaces them."""
+    from langgraph.graph.message import REMOVE_ALL_MESSAGES
+
+    return message.id == REMOVE_ALL_MESSAGES
 
 
 class ToolStarts(BaseCallbackHandler):

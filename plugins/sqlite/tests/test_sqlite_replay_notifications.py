@@ -16,7 +16,7 @@ from langacp.testing.model import ScriptedChatModel
 
 def _replayed(update: Any) -> tuple[Any, ...]:
     kind = update.session_update
-    if kind == "tool_call":
+    if kind in ("tool_call", "tool_call_update"):
         return (kind, update.tool_call_id, update.status)
     return (kind, update.content.text)
 
@@ -32,12 +32,16 @@ def agent(setup):
     summarize = SummarizationMiddleware(
         make_model(),
         summarizer=RunnableLambda(lambda _: "The user added numbers."),
-        trigger=("messages", 7),
-        keep=("messages", 3),
+        trigger=("messages", TRIGGER),
+        keep=("messages", KEEP),
     )
     return setup.create_agent(make_model(), tools=TOOLS, middleware=[summarize])
 """
-"""An agent whose ``SummarizationMiddleware`` summarizes before a model call that would see 7 messages."""
+"""An agent whose ``SummarizationMiddleware`` summarizes before a model call that would see TRIGGER messages,
+keeping the last KEEP (more when they start inside a tool call's answer)."""
+
+
+SUMMARY = ("agent_thought_chunk", "Here is a summary of the conversation to date:\n\nThe user added numbers.")
 
 
 def _summarized(messages: list[Any]) -> list[Any]:
@@ -94,8 +98,7 @@ async def test_a_summary_and_a_notification_are_replayed_as_the_agents_thoughts(
 
 
 async def test_a_summary_made_in_a_turn_is_shown_as_a_thought_live_and_on_load(store_url: str, tmp_path: Path) -> None:
-    (tmp_path / "summarizing_agent.py").write_text(SUMMARIZING_AGENT)
-    summary = ("agent_thought_chunk", "Here is a summary of the conversation to date:\n\nThe user added numbers.")
+    (tmp_path / "summarizing_agent.py").write_text(SUMMARIZING_AGENT.replace("TRIGGER", "7").replace("KEEP", "3"))
     env = {"PYTHONPATH": str(tmp_path)}
     async with serve("summarizing_agent:agent", args=["--store", store_url], env=env, cwd=tmp_path) as agent:
         await agent.initialize()
@@ -105,7 +108,7 @@ async def test_a_summary_made_in_a_turn_is_shown_as_a_thought_live_and_on_load(s
         # 7 messages before the second answer: the middleware summarizes the first turn.
         assert await agent.prompt(session_id, 'tool add {"a": 3, "b": 4}') == "end_turn"
         live = [_replayed(u) for u in agent.client.of(session_id) if u.session_update != "tool_call_update"]
-        assert live == [("tool_call", "call_2", "pending"), summary, ("agent_message_chunk", "done: 7")]
+        assert live == [("tool_call", "call_2", "pending"), SUMMARY, ("agent_message_chunk", "done: 7")]
         await agent.conn.close_session(session_id=session_id)
         agent.client.updates.clear()
         await agent.conn.load_session(cwd=str(tmp_path), session_id=session_id, mcp_servers=[])
@@ -114,8 +117,24 @@ async def test_a_summary_made_in_a_turn_is_shown_as_a_thought_live_and_on_load(s
         ]
         # The summary stands where the middleware put it: in place of the messages it summarized.
         assert replayed == [
-            summary,
+            SUMMARY,
             ("user_message_chunk", 'tool add {"a": 3, "b": 4}'),
             ("tool_call", "call_2", "completed"),
             ("agent_message_chunk", "done: 7"),
         ]
+
+
+async def test_a_summary_keeping_an_earlier_turns_tool_call_does_not_show_it_again(tmp_path: Path) -> None:
+    """The middleware rewrites the history (a summary, then what it keeps): a kept tool call of an
+    earlier turn is not a new one of this turn."""
+    (tmp_path / "summarizing_agent.py").write_text(SUMMARIZING_AGENT.replace("TRIGGER", "9").replace("KEEP", "4"))
+    async with serve("summarizing_agent:agent", env={"PYTHONPATH": str(tmp_path)}, cwd=tmp_path) as agent:
+        await agent.initialize()
+        session_id = (await agent.conn.new_session(cwd=str(tmp_path), mcp_servers=[])).session_id
+        assert await agent.prompt(session_id, 'tool add {"a": 1, "b": 2}') == "end_turn"
+        assert await agent.prompt(session_id, 'tool add {"a": 3, "b": 4}') == "end_turn"
+        agent.client.updates.clear()
+        # 9 messages before this answer: the first turn is summarized, the second's call (call_2) kept.
+        assert await agent.prompt(session_id, "echo hi") == "end_turn"
+        shown = [_replayed(u) for u in agent.client.of(session_id)]
+        assert shown == [SUMMARY, ("agent_message_chunk", "hi")]
