@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import sys
@@ -144,6 +145,34 @@ def test_file_tools_confinement(project: Path) -> None:
     with pytest.raises(Exception, match="not a regular file"):
         tools.read_file("pipe")
     assert "main.py:1:" in tools.search_files("TODO")
+
+
+async def test_a_runaway_search_pattern_holds_up_only_its_session(tmp_path: Path) -> None:
+    """``(x+x+)+y`` backtracks without end against 34 x's: matched in the agent's process it held the GIL,
+    and every other session froze. The search is cut off at ``LANGACP_SEARCH_TIMEOUT``, and a second
+    session's turn ends while it still runs."""
+    (tmp_path / "notes.txt").write_text("x" * 34 + "\n")
+    env = {**_env(), "LANGACP_SEARCH_TIMEOUT": "15"}
+    async with harness.serve(DEFAULT_TARGET, env=env, cwd=tmp_path, isolate=False) as agent:
+        first = await agent.start()
+        second = await agent.new_session()
+        finished: list[str] = []
+
+        async def turn(sid: str, text: str) -> str:
+            stop = await agent.prompt(sid, text)
+            finished.append(sid)
+            return stop
+
+        searching = asyncio.ensure_future(turn(first, "search for (x+x+)+y"))
+        await agent.client.wait_for(
+            lambda updates: any(sid == first and getattr(u, "status", None) == "in_progress" for sid, u in updates)
+        )
+        assert await turn(second, "hello") == "end_turn"
+        assert await searching == "end_turn"
+        assert finished == [second, first]
+        dumped = "\n".join(u.model_dump_json() for u in agent.client.of(first))
+        assert "the search took longer than 15 s; narrow the pattern or the path" in dumped
+        assert _final_status(agent.client.of(first)) == "failed"
 
 
 async def test_serve_without_target_is_the_default_agent_and_streams(project: Path) -> None:

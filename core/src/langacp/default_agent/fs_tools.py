@@ -5,14 +5,22 @@ cwd and the session's additional directories (``..``, an absolute path elsewhere
 pointing out) is a tool error, and nothing is read. The check runs before any permission is
 asked (``langacp_check``), and files are opened race-free (the open descriptor is checked: a
 link flipped meanwhile is not followed out; a FIFO, device or socket is refused unopened).
-The tools are sync: LangChain runs them in a worker thread, off the event loop.
+The tools are sync: LangChain runs them in a worker thread, off the event loop. ``search_files``
+walks and reads here, but matches in a child process (:mod:`langacp.default_agent.search_child`):
+Python's ``re`` holds the GIL while matching, so a pattern that backtracks without end would freeze
+every session of the process. The child is killed after :func:`search_timeout` seconds.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import json
 import os
-import re
+import struct
+import subprocess
+import sys
+import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -29,6 +37,10 @@ MAX_READ_CHARS = 200_000
 MAX_MATCHES = 100
 MAX_SEARCH_FILES = 20_000
 MAX_SEARCH_FILE_BYTES = 2_000_000
+SEARCH_TIMEOUT = 20.0
+"""Seconds a search may take (walk and match) unless ``LANGACP_SEARCH_TIMEOUT`` says otherwise."""
+SEARCH_CHILD = str(Path(__file__).with_name("search_child.py"))
+_LENGTH = struct.Struct(">I")
 SKIP_DIRS = frozenset(
     {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".nox", ".mypy_cache"}
     | {".pytest_cache", ".ruff_cache"}
@@ -129,22 +141,53 @@ class FileTools:
         """Search text files for a regular expression (or plain text); results as ``path:line: text``."""
         if not pattern:
             raise ToolException("pattern must not be empty")
-        try:
-            regex = re.compile(pattern)
-        except re.error:
-            regex = re.compile(re.escape(pattern))
         start = self.resolve(path)
-        matches: list[str] = []
-        files_with_matches: set[str] = set()
-        for file in self._walk(start):
-            for number, line in self._matching_lines(file, regex):
-                if len(matches) >= MAX_MATCHES:
-                    return _search_result(pattern, matches, files_with_matches, truncated=True)
-                shown = self.display(file)
-                files_with_matches.add(shown)
-                text = line.strip()
-                matches.append(f"{shown}:{number}: {text[:200]}{'…' if len(text) > 200 else ''}")
-        return _search_result(pattern, matches, files_with_matches, truncated=False)
+        timeout = search_timeout()
+        late = threading.Event()
+
+        def stop(child: subprocess.Popen[bytes]) -> None:
+            late.set()
+            child.kill()
+
+        command = [sys.executable, "-I", "-S", SEARCH_CHILD, str(timeout)]
+        with subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE) as child:
+            stdin, stdout = child.stdin, child.stdout
+            assert stdin is not None and stdout is not None
+            timer = threading.Timer(timeout, stop, args=(child,))
+            timer.daemon = True
+            timer.start()
+            try:
+                self._feed(stdin, pattern, start, late)
+                output = stdout.read()
+                child.wait()
+            finally:
+                timer.cancel()
+                if child.poll() is None:
+                    child.kill()
+                with contextlib.suppress(OSError):
+                    stdin.close()  # unsent input to a child that is gone: dropped
+        if child.returncode != 0:
+            if late.is_set():
+                raise ToolException(f"the search took longer than {timeout:g} s; narrow the pattern or the path")
+            raise ToolException(f"the search failed (exit status {child.returncode})")
+        result = json.loads(output)
+        return _search_result(pattern, result["matches"], result["files"], truncated=result["truncated"])
+
+    def _feed(self, stream: Any, pattern: str, start: Path, late: threading.Event) -> None:
+        """Send the pattern, the cap and each confined file to the search child, until it stops reading."""
+        try:
+            _write_frame(stream, pattern.encode("utf-8", errors="surrogatepass"))
+            _write_frame(stream, str(MAX_MATCHES).encode())
+            for file in self._walk(start):
+                if late.is_set():
+                    return
+                data = self._searchable(file)
+                if data is not None:
+                    _write_frame(stream, self.display(file).encode("utf-8", errors="surrogateescape"))
+                    _write_frame(stream, data)
+            stream.close()
+        except (BrokenPipeError, ConnectionResetError):
+            return  # the child stopped at the result cap, or was killed on the deadline
 
     def _walk(self, start: Path) -> Iterator[Path]:
         if start.is_file():
@@ -165,23 +208,22 @@ class FileTools:
                     continue
                 yield file
 
-    def _matching_lines(self, file: Path, regex: re.Pattern[str]) -> Iterator[tuple[int, str]]:
+    def _searchable(self, file: Path) -> bytes | None:
+        """The bytes of a text file to search, or None (not regular, outside, too big, binary)."""
         try:
             fd = self.paths.open_file(file)
         except PathError:
-            return  # not a regular file, or (a link flipped) outside the session: skipped
+            return None  # not a regular file, or (a link flipped) outside the session: skipped
         with os.fdopen(fd, "rb") as f:
             try:
                 if os.fstat(fd).st_size > MAX_SEARCH_FILE_BYTES:
-                    return
+                    return None
                 data = f.read(MAX_SEARCH_FILE_BYTES + 1)
             except OSError:
-                return
+                return None
         if len(data) > MAX_SEARCH_FILE_BYTES or b"\x00" in data[:8192]:
-            return
-        for number, line in enumerate(data.decode("utf-8", errors="replace").splitlines(), start=1):
-            if regex.search(line):
-                yield number, line
+            return None
+        return data
 
     def _check(self, key: str, default: str | None) -> Any:
         def check(args: dict[str, Any]) -> str | None:
@@ -254,9 +296,23 @@ def _is_dir(entry: os.DirEntry[str]) -> bool:
         return False
 
 
-def _search_result(pattern: str, matches: list[str], files: set[str], *, truncated: bool) -> str:
+def search_timeout() -> float:
+    """:data:`SEARCH_TIMEOUT`, or ``LANGACP_SEARCH_TIMEOUT`` (seconds) when set to a positive number."""
+    try:
+        value = float(os.environ.get("LANGACP_SEARCH_TIMEOUT", ""))
+    except ValueError:
+        return SEARCH_TIMEOUT
+    return value if value > 0 else SEARCH_TIMEOUT
+
+
+def _write_frame(stream: Any, data: bytes) -> None:
+    stream.write(_LENGTH.pack(len(data)))
+    stream.write(data)
+
+
+def _search_result(pattern: str, matches: list[str], files: int, *, truncated: bool) -> str:
     if not matches:
         return f"No matches for {pattern!r}."
-    head = f"{len(matches)}{'+' if truncated else ''} matches for {pattern!r} in {len(files)} files:"
+    head = f"{len(matches)}{'+' if truncated else ''} matches for {pattern!r} in {files} files:"
     tail = "\n… (more matches not shown; narrow the search)" if truncated else ""
     return "\n".join([head, *matches]) + tail
