@@ -135,3 +135,22 @@ async def test_an_edited_file_that_hangs_after_the_tool_ran_holds_up_no_other_se
         assert await calling == "end_turn"
         assert notes.read_text() == "new"
     assert gate.calls_on_the_event_loop() == ""  # nor once the directory answered again
+
+
+async def test_an_edit_whose_file_did_not_answer_in_time_is_not_read_on_the_event_loop(tmp_path: Path) -> None:
+    """The edit's file is read for its proposed diff in a worker thread, which gives up after its time
+    limit (logged): what is shown with the call then reads nothing more on the event loop."""
+    work = tmp_path / "work"
+    slow = work / "mnt"
+    slow.mkdir(parents=True)
+    async with served(slow, work) as (agent, gate):
+        sid = await agent.start()
+        other = await agent.new_session()
+        gate.shut()
+        calling = asyncio.ensure_future(agent.prompt(sid, 'tool write_file {"path": "mnt/new.txt", "content": "x"}'))
+        await eventually(lambda: "for its diff took too long" in agent.stderr(), PATIENCE)
+        await assert_other_session_goes_on(agent, gate, calling, other)
+        gate.open()
+        assert await calling == "end_turn"
+        assert (slow / "new.txt").read_text() == "x"
+    assert gate.calls_on_the_event_loop() == ""  # nor once the directory answered again

@@ -53,6 +53,9 @@ class ToolsState:
 
     before: dict[str, Before] = field(default_factory=dict)
     """Each pending edit's file before it ran, by tool call id."""
+    tried: set[str] = field(default_factory=set)
+    """Edits whose file a worker thread was asked to read (:func:`~langacp_tools.middleware.capture`):
+    their start content uses what it found, if anything, and never reads the file on the event loop."""
     after: dict[str, str | None] = field(default_factory=dict)
     """Each finished edit's file text after it ran, by tool call id, read off the event loop by the
     ``langacp_tool_finished`` hook (``None``: nothing to compare, such as a file gone or unreadable)."""
@@ -126,10 +129,12 @@ def read_text(path: str, roots: Sequence[str] | None = None) -> str | None:
 
 
 def capture_before(call: ToolCallInfo, session: SessionContext, *, replace: bool = True) -> Before | None:
-    """Read and remember the old text of the file ``call`` edits (``replace=False``: keep an earlier capture)."""
-    before = state(session).before
-    if not replace and call.tool_call_id in before:
-        return before[call.tool_call_id]
+    """Read and remember the old text of the file ``call`` edits (``replace=False``: keep an earlier
+    capture, and read nothing for a call a worker thread was asked to read for, even if it found nothing)."""
+    mine = state(session)
+    before = mine.before
+    if not replace and (call.tool_call_id in before or call.tool_call_id in mine.tried):
+        return before.get(call.tool_call_id)
     path = target_path(call, session)
     if path is None:
         return None

@@ -80,6 +80,7 @@ class DiffCapture(AgentMiddleware):  # type: ignore[type-arg]
 
 async def capture(call: ToolCallInfo, session: SessionContext) -> None:
     """Read and remember the old text of the file edit ``call`` changes, in a worker thread."""
+    state(session).tried.add(call.tool_call_id)  # timed out or not, never read again on the event loop
     try:
         await asyncio.wait_for(asyncio.to_thread(capture_before, call, session), READ_TIMEOUT)
     except TimeoutError:

@@ -57,6 +57,7 @@ def langacp_prompt_finished(session: SessionContext) -> None:
     mine = diffs.state(session)
     mine.before.clear()  # calls cut short (cancel) never got their result
     mine.after.clear()
+    mine.tried.clear()
     mine.directories.clear()
 
 
