@@ -70,9 +70,13 @@ def is_inside(real: str, roots: Sequence[str]) -> bool:
 class SessionPaths:
     """The directories a session may touch: ``cwd`` first, then ``additional_directories``."""
 
-    def __init__(self, cwd: str, additional_directories: Sequence[str] = ()) -> None:
+    def __init__(
+        self, cwd: str, additional_directories: Sequence[str] = (), *, roots: Sequence[str] | None = None
+    ) -> None:
+        """``roots``: the directories' real paths when already resolved (``SessionContext.real_roots``);
+        without it they are resolved here (``realpath``: it touches the file system)."""
         self.cwd = Path(cwd)
-        self.roots = [os.path.realpath(d) for d in (cwd, *additional_directories)]
+        self.roots = list(roots) if roots is not None else [os.path.realpath(d) for d in (cwd, *additional_directories)]
         self.given = [os.path.abspath(d) for d in (cwd, *additional_directories)]
         """The directories as the client named them (an editor keys its buffers by these)."""
 

@@ -269,13 +269,29 @@ def _kept_or_read(
     return _read(cwd, user, project)
 
 
+def _real(directories: tuple[str, ...]) -> tuple[str, ...] | None:
+    """Each of ``directories`` as a real path (``SessionContext.real_roots``); ``None`` if one cannot be resolved."""
+    try:
+        return tuple(os.path.realpath(d) for d in directories)
+    except (OSError, ValueError):
+        return None
+
+
+def _open(
+    directories: tuple[str, ...], user: Path, project: Path, known: tuple[_Signature, ConfigLayers] | None
+) -> tuple[tuple[_Signature, int, ConfigLayers] | None, tuple[str, ...] | None]:
+    """One worker-thread call per session: :func:`_kept_or_read` for the cwd (first), and the real roots."""
+    return _kept_or_read(directories[0], user, project, known), _real(directories)
+
+
 async def open_layers(session: SessionContext) -> ConfigLayers:
     """Put the session's configuration layers in place (``session.state``), before its plugins' session hooks.
 
     The files are looked at in a worker thread (a hung file system holds up this session only).
     Sessions of a working directory whose files did not change since (the same device, inode,
     size and times: two ``stat`` calls) share the layers read for an earlier one; a changed file
-    is read again for the next session.
+    is read again for the next session. The same worker-thread call resolves the session's
+    directories (``SessionContext.real_roots``), so the plugins' session hooks need no hop of their own.
     """
     given = session.state.get(STATE_KEY)
     if isinstance(given, ConfigLayers):
@@ -284,14 +300,15 @@ async def open_layers(session: SessionContext) -> ConfigLayers:
     user, project = user_config_path(), project_config_path(session.cwd)
     key = (session.cwd, user)
     known = _READ.get(key)
+    directories = (session.cwd, *session.additional_directories)
     try:
-        fresh = await asyncio.wait_for(
-            asyncio.to_thread(_kept_or_read, session.cwd, user, project, known), READ_TIMEOUT
-        )
+        fresh, roots = await asyncio.wait_for(asyncio.to_thread(_open, directories, user, project, known), READ_TIMEOUT)
     except TimeoutError:
         log.error("langacp: reading the configuration files of %s took too long; using none", session.cwd)
         layers = ConfigLayers(user_error="the configuration files could not be read in time")
     else:
+        if roots is not None:
+            session._resolved(directories, roots)
         if fresh is not None:
             signature, read_at, layers = fresh
             _READ.pop(key, None)

@@ -144,6 +144,25 @@ class SessionContext:
     """The saved plugin data as the store holds it (JSON by owner name); the core's, read :meth:`data`."""
     _data: dict[str, Any] = field(default_factory=dict, repr=False, init=False)
     _scratch: dict[type[Any], Any] = field(default_factory=dict, repr=False, init=False)
+    _roots: tuple[tuple[str, ...], tuple[str, ...]] | None = field(default=None, repr=False, init=False)
+
+    @property
+    def real_roots(self) -> tuple[str, ...] | None:
+        """``cwd`` then each of ``additional_directories`` as a real path (``os.path.realpath``), or ``None``.
+
+        The core resolves them in the worker thread that reads the session's configuration, before
+        the plugins' ``langacp_session_created`` / ``langacp_session_loaded`` hooks: a plugin reads
+        them here instead of touching the file system on the event loop. ``None`` when the core has
+        not resolved them (the file system did not answer in time, or the session was not opened by
+        the core) or the directories changed since: then resolve them yourself, in a worker thread.
+        """
+        if self._roots is None or self._roots[0] != (self.cwd, *self.additional_directories):
+            return None
+        return self._roots[1]
+
+    def _resolved(self, given: tuple[str, ...], roots: tuple[str, ...]) -> None:
+        """Keep ``roots``, the real paths of the directories ``given`` (the core's; see :attr:`real_roots`)."""
+        self._roots = (given, roots)
 
     def data(self, model: type[M], name: str | None = None) -> M:
         """This session's ``model`` data, saved with the session under ``name``.
