@@ -17,13 +17,47 @@ from security_support import call, served
 from langacp.client import PermissionRequest
 from langacp.testing.editor import EditorClient
 
+_GIT_ENV = {
+    "GIT_AUTHOR_NAME": "t",
+    "GIT_AUTHOR_EMAIL": "t@t",
+    "GIT_COMMITTER_NAME": "t",
+    "GIT_COMMITTER_EMAIL": "t@t",
+    "PATH": "/usr/bin:/bin",
+}
+
+
+def _git(where: Path, *commands: list[str]) -> None:
+    for args in commands:
+        subprocess.run(["git", *args], cwd=where, check=True, env=_GIT_ENV)
+
 
 def _repo(work: Path) -> None:
     work.mkdir()
     (work / "notes.txt").write_text("one\ntwo\n")
-    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
-    for args in (["init", "-q"], ["add", "notes.txt"], ["commit", "-qm", "first"]):
-        subprocess.run(["git", *args], cwd=work, check=True, env={**env, "PATH": "/usr/bin:/bin"})
+    _git(work, ["init", "-q"], ["add", "notes.txt"], ["commit", "-qm", "first"])
+
+
+async def _approve_then_attack(
+    agent: Any, sid: str, approved_then_attacks: list[tuple[str, list[str]]]
+) -> list[tuple[str, dict[str, Any]]]:
+    """Each approved command answered "always", then each of its attacks (rejected if asked): every result."""
+    results: list[tuple[str, dict[str, Any]]] = []
+    for approved, attacks in approved_then_attacks:
+        ANSWERS[:] = ["allow_always", *(["reject_once"] * len(attacks))]
+        results.append((approved, await call(agent, sid, "run_command", command=approved)))
+        for attack in attacks:
+            results.append((attack, await call(agent, sid, "run_command", command=attack)))
+    return results
+
+
+def _assert_every_attack_was_asked(
+    client: EditorClient, results: list[tuple[str, dict[str, Any]]], approved_then_attacks: list[tuple[str, list[str]]]
+) -> None:
+    asked = [r.tool_call.raw_input["command"] for r in client.permission_requests]  # type: ignore[index]
+    assert asked == [command for command, _ in results]  # every attack was asked about, none ran unasked
+    for command, result in results:
+        approved = command in {a for a, _ in approved_then_attacks}
+        assert result["status"] == ("completed" if approved else "failed"), command
 
 
 def _always_then_reject(request: PermissionRequest) -> Any:
@@ -50,18 +84,9 @@ async def test_always_allow_never_covers_a_writing_or_chained_command(tmp_path: 
     ]
     async with served(work, tmp_path, client) as agent:
         sid = await agent.start()
-        results: list[tuple[str, dict[str, Any]]] = []
-        for approved, attacks in approved_then_attacks:
-            ANSWERS[:] = ["allow_always", *(["reject_once"] * len(attacks))]
-            results.append((approved, await call(agent, sid, "run_command", command=approved)))
-            for attack in attacks:
-                results.append((attack, await call(agent, sid, "run_command", command=attack)))
+        results = await _approve_then_attack(agent, sid, approved_then_attacks)
         covered = await call(agent, sid, "run_command", command="git log -2")  # what "always" did remember
-    asked = [r.tool_call.raw_input["command"] for r in client.permission_requests]  # type: ignore[index]
-    assert asked == [command for command, _ in results]  # every attack was asked about, none ran unasked
-    for command, result in results:
-        approved = command in {a for a, _ in approved_then_attacks}
-        assert result["status"] == ("completed" if approved else "failed"), command
+    _assert_every_attack_was_asked(client, results, approved_then_attacks)
     named = {r.tool_call.raw_input["command"]: r.options for r in client.permission_requests}  # type: ignore[index]
     always = next(o.name for o in named["git log --oneline -1"] if o.kind == "allow_always")
     assert always.startswith("Always allow `git log` commands of `run_command` without options that write files")
@@ -83,18 +108,9 @@ async def test_always_allow_for_git_never_covers_an_abbreviated_option_or_a_refl
     ]
     async with served(work, tmp_path, client) as agent:
         sid = await agent.start()
-        results: list[tuple[str, dict[str, Any]]] = []
-        for approved, attacks in approved_then_attacks:
-            ANSWERS[:] = ["allow_always", *(["reject_once"] * len(attacks))]
-            results.append((approved, await call(agent, sid, "run_command", command=approved)))
-            for attack in attacks:
-                results.append((attack, await call(agent, sid, "run_command", command=attack)))
+        results = await _approve_then_attack(agent, sid, approved_then_attacks)
         covered = await call(agent, sid, "run_command", command="git grep -n two")  # what "always" did remember
-    asked = [r.tool_call.raw_input["command"] for r in client.permission_requests]  # type: ignore[index]
-    assert asked == [command for command, _ in results]  # every attack was asked about, none ran unasked
-    for command, result in results:
-        approved = command in {a for a, _ in approved_then_attacks}
-        assert result["status"] == ("completed" if approved else "failed"), command
+    _assert_every_attack_was_asked(client, results, approved_then_attacks)
     assert covered["status"] == "completed"
     assert sorted(p.name for p in work.iterdir()) == [".git", "notes.txt"]
     reflog = subprocess.run(["git", "reflog"], cwd=work, capture_output=True, text=True, check=True).stdout
@@ -106,15 +122,9 @@ async def test_always_allow_for_git_push_or_stash_never_covers_a_force_push_or_a
     ``git worktree add DIR`` writes wherever DIR is."""
     work, remote = tmp_path / "work", tmp_path / "remote.git"
     _repo(work)
-    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
-    for args, where in [
-        (["init", "-q", "--bare", str(remote)], tmp_path),
-        (["branch", "-M", "main"], work),
-        (["tag", "old"], work),
-        (["remote", "add", "origin", str(remote)], work),
-        (["commit", "-q", "--allow-empty", "-m", "second"], work),
-    ]:
-        subprocess.run(["git", *args], cwd=where, check=True, env={**env, "PATH": "/usr/bin:/bin"})
+    _git(tmp_path, ["init", "-q", "--bare", str(remote)])
+    _git(work, ["branch", "-M", "main"], ["tag", "old"], ["remote", "add", "origin", str(remote)])
+    _git(work, ["commit", "-q", "--allow-empty", "-m", "second"])
     (work / "notes.txt").write_text("changed\n")
     client = EditorClient(answer=_always_then_reject, fs=False, terminal=False)
     approved_then_attacks = [
@@ -124,17 +134,8 @@ async def test_always_allow_for_git_push_or_stash_never_covers_a_force_push_or_a
     ]
     async with served(work, tmp_path, client) as agent:
         sid = await agent.start()
-        results: list[tuple[str, dict[str, Any]]] = []
-        for approved, attacks in approved_then_attacks:
-            ANSWERS[:] = ["allow_always", *(["reject_once"] * len(attacks))]
-            results.append((approved, await call(agent, sid, "run_command", command=approved)))
-            for attack in attacks:
-                results.append((attack, await call(agent, sid, "run_command", command=attack)))
-    asked = [r.tool_call.raw_input["command"] for r in client.permission_requests]  # type: ignore[index]
-    assert asked == [command for command, _ in results]  # every attack was asked about, none ran unasked
-    for command, result in results:
-        approved = command in {a for a, _ in approved_then_attacks}
-        assert result["status"] == ("completed" if approved else "failed"), command
+        results = await _approve_then_attack(agent, sid, approved_then_attacks)
+    _assert_every_attack_was_asked(client, results, approved_then_attacks)
     log = subprocess.run(["git", "log", "--format=%s", "main"], cwd=remote, capture_output=True, text=True, check=True)
     assert log.stdout.split() == ["second", "first"]  # the remote branch was not rewound
     stashes = subprocess.run(["git", "stash", "list"], cwd=work, capture_output=True, text=True, check=True)
@@ -166,10 +167,8 @@ async def test_always_allow_for_git_checkout_never_covers_discarding_uncommitted
     ``git checkout .``, ``git restore .`` and ``git clean -fdq .`` throw the user's uncommitted work away."""
     work = tmp_path / "work"
     _repo(work)
-    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
     (work / "other.txt").write_text("other\n")
-    for args in (["branch", "-M", "main"], ["add", "other.txt"], ["commit", "-qm", "second"]):
-        subprocess.run(["git", *args], cwd=work, check=True, env={**env, "PATH": "/usr/bin:/bin"})
+    _git(work, ["branch", "-M", "main"], ["add", "other.txt"], ["commit", "-qm", "second"])
     (work / "notes.txt").write_text("uncommitted work\n")
     (work / "build").mkdir()
     (work / "build" / "out.o").write_text("")
@@ -182,17 +181,8 @@ async def test_always_allow_for_git_checkout_never_covers_discarding_uncommitted
     ]
     async with served(work, tmp_path, client) as agent:
         sid = await agent.start()
-        results: list[tuple[str, dict[str, Any]]] = []
-        for approved, attacks in approved_then_attacks:
-            ANSWERS[:] = ["allow_always", *(["reject_once"] * len(attacks))]
-            results.append((approved, await call(agent, sid, "run_command", command=approved)))
-            for attack in attacks:
-                results.append((attack, await call(agent, sid, "run_command", command=attack)))
-    asked = [r.tool_call.raw_input["command"] for r in client.permission_requests]  # type: ignore[index]
-    assert asked == [command for command, _ in results]  # every attack was asked about, none ran unasked
-    for command, result in results:
-        approved = command in {a for a, _ in approved_then_attacks}
-        assert result["status"] == ("completed" if approved else "failed"), command
+        results = await _approve_then_attack(agent, sid, approved_then_attacks)
+    _assert_every_attack_was_asked(client, results, approved_then_attacks)
     always = next(o.name for o in client.permission_requests[0].options if o.kind == "allow_always")
     assert always.startswith("Always allow exactly this `run_command` command (`git checkout main`)")
     assert (work / "notes.txt").read_text() == "uncommitted work\n"  # the user's change survived
