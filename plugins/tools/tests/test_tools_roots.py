@@ -2,38 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from langacp.api import SessionContext
 from langacp.plugins import Plugins
 from langacp_tools import diffs, plugin
-
-
-@pytest.fixture
-def hops(monkeypatch: pytest.MonkeyPatch) -> list[Callable[..., Any]]:
-    """Every function sent to a worker thread (``asyncio.to_thread``)."""
-    sent: list[Callable[..., Any]] = []
-    real = asyncio.to_thread
-
-    async def counted(func: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
-        sent.append(func)
-        return await real(func, *args, **kwargs)
-
-    monkeypatch.setattr(asyncio, "to_thread", counted)
-    return sent
-
-
-@pytest.fixture
-def linked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
-    (tmp_path / "real").mkdir()
-    (tmp_path / "link").symlink_to(tmp_path / "real")
-    return tmp_path / "link", (tmp_path / "real").resolve()
 
 
 async def test_the_roots_the_core_resolved_need_no_worker_thread(
