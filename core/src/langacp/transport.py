@@ -33,6 +33,7 @@ import json
 import logging
 import math
 import re
+from collections.abc import Callable
 from functools import cache
 from typing import Any, Protocol
 
@@ -121,52 +122,43 @@ _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _replace_surrogates(value: Any) -> Any:
-    """``value`` with every lone surrogate in its strings (keys too) replaced by U+FFFD (iterative copy)."""
+def _copy_mapped(value: Any, leaf: Callable[[Any], Any], key: Callable[[Any], Any] = lambda k: k) -> Any:
+    """A copy of ``value`` (lists, tuples as lists, dicts) with ``leaf`` applied to every other value and
+    ``key`` to every dict key; iterative, so no nesting depth reaches Python's recursion limit."""
     root: list[Any] = [None]
     stack: list[tuple[Any, Any, Any]] = [(value, root, 0)]
     while stack:
-        item, parent, key = stack.pop()
+        item, parent, at = stack.pop()
         if isinstance(item, dict):
             copy: Any = {}
             for k, v in item.items():
-                stack.append((v, copy, _SURROGATE.sub("\ufffd", k)))
-        elif isinstance(item, list):
-            copy = [None] * len(item)
-            for i, v in enumerate(item):
-                stack.append((v, copy, i))
-        elif isinstance(item, str):
-            copy = _SURROGATE.sub("\ufffd", item)
-        else:
-            copy = item
-        parent[key] = copy
-    return root[0]
-
-
-def _finite(value: Any) -> Any:
-    """``value`` with every non-finite float replaced by ``None`` (iterative copy of lists / dicts)."""
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if not isinstance(value, (dict, list, tuple)):
-        return value
-    root: list[Any] = [None]
-    stack: list[tuple[Any, Any, Any]] = [(value, root, 0)]
-    while stack:
-        item, parent, key = stack.pop()
-        if isinstance(item, dict):
-            copy: Any = {}
-            for k, v in item.items():
-                stack.append((v, copy, k))
+                stack.append((v, copy, key(k)))
         elif isinstance(item, (list, tuple)):
             copy = [None] * len(item)
             for i, v in enumerate(item):
                 stack.append((v, copy, i))
-        elif isinstance(item, float) and not math.isfinite(item):
-            copy = None
         else:
-            copy = item
-        parent[key] = copy
+            copy = leaf(item)
+        parent[at] = copy
     return root[0]
+
+
+def _no_surrogate(item: Any) -> Any:
+    return _SURROGATE.sub("\ufffd", item) if isinstance(item, str) else item
+
+
+def _replace_surrogates(value: Any) -> Any:
+    """``value`` with every lone surrogate in its strings (keys too) replaced by U+FFFD (a copy)."""
+    return _copy_mapped(value, _no_surrogate, _no_surrogate)
+
+
+def _finite_leaf(item: Any) -> Any:
+    return None if isinstance(item, float) and not math.isfinite(item) else item
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with every non-finite float replaced by ``None`` (a copy of lists / dicts)."""
+    return _copy_mapped(value, _finite_leaf)
 
 
 def encode_message(message: dict[str, Any]) -> bytes:
