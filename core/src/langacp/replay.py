@@ -19,6 +19,8 @@ from langacp.bridge import first_free
 from langacp.types import SessionContext, ToolCallInfo
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from langacp.bridge import UpdateSink
     from langacp.plugins import Plugins
 
@@ -56,35 +58,39 @@ def replay_messages(plugins: Plugins, session: SessionContext, messages: list[An
 
 def _replay_user(plugins: Plugins, session: SessionContext, message: HumanMessage, sink: UpdateSink) -> None:
     """A user message: its text as is, its other blocks (images, files, …) as the output mappers show them."""
-    from acp import text_block, update_user_message
+    from acp import update_user_message
 
-    for block in _blocks(message):
-        text = block.get("text") if block.get("type") == "text" else None
-        if isinstance(text, str):
-            if text:
-                sink.put(update_user_message(text_block(text)))
-            continue
-        for update in plugins.output_block(dict(block), session):
-            if getattr(update, "session_update", None) == "agent_message_chunk":
-                sink.put(update_user_message(update.content))
+    for update in _human_updates(plugins, session, message, update_user_message, others=False):
+        sink.put(update)
 
 
 def notification_updates(plugins: Plugins, session: SessionContext, message: HumanMessage) -> list[Any]:
     """The updates showing a human message the harness added (a summary, a background task's news): the
     agent's thought, never the user's words. Live (:class:`~langacp.bridge.TurnReporter`) and replayed alike."""
-    from acp import text_block, update_agent_thought
+    from acp import update_agent_thought
+
+    return _human_updates(plugins, session, message, update_agent_thought, others=True)
+
+
+def _human_updates(
+    plugins: Plugins, session: SessionContext, message: HumanMessage, build: Callable[[Any], Any], *, others: bool
+) -> list[Any]:
+    """``message``'s blocks as ``build`` updates: text as is, other blocks as the output mappers show them
+    (their ``agent_message_chunk`` content rebuilt; their other updates kept only with ``others``)."""
+    from acp import text_block
 
     updates: list[Any] = []
     for block in _blocks(message):
         text = block.get("text") if block.get("type") == "text" else None
         if isinstance(text, str):
             if text:
-                updates.append(update_agent_thought(text_block(text)))
+                updates.append(build(text_block(text)))
             continue
         for update in plugins.output_block(dict(block), session):
             if getattr(update, "session_update", None) == "agent_message_chunk":
-                update = update_agent_thought(update.content)
-            updates.append(update)
+                updates.append(build(update.content))
+            elif others:
+                updates.append(update)
     return updates
 
 
