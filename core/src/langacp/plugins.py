@@ -561,15 +561,11 @@ class Plugins:
 
     async def tool_starting(self, call: ToolCallInfo, session: SessionContext) -> None:
         """``langacp_tool_starting``: ``call`` is about to run (its checks and the permission policy passed)."""
-        for result in self._all("langacp_tool_starting", call=call, session=session):
-            if result is not None and inspect.isawaitable(result):
-                await result
+        await self._all_async("langacp_tool_starting", call=call, session=session)
 
     async def tool_finished(self, call: ToolCallInfo, result: Any, session: SessionContext) -> None:
         """``langacp_tool_finished``: ``call`` ran and produced ``result`` (not reported yet)."""
-        for done in self._all("langacp_tool_finished", call=call, result=result, session=session):
-            if done is not None and inspect.isawaitable(done):
-                await done
+        await self._all_async("langacp_tool_finished", call=call, result=result, session=session)
 
     def tool_updates(self, call: ToolCallInfo, result: Any, session: SessionContext) -> list[Any]:
         """Extra session updates (a plan, …) a finished tool call produces."""
