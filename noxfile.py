@@ -71,10 +71,11 @@ def plugin(session: nox.Session, plugin: str) -> None:
 
 @nox.session(python="3.11")
 def lint(session: nox.Session) -> None:
-    """ruff (lint and formatting) and import-linter (the core names no plugin; plugins use only langacp.api)."""
+    """ruff (lint and formatting), commit subjects, import-linter (the core's layers; plugins use only langacp.api)."""
     session.install("ruff>=0.6", "import-linter>=2.1")
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
+    session.run("python", "scripts/check_commit_subjects.py")  # CONTRIBUTING.md: subjects of at most 72 characters
     # grimp reads the packages' files (nothing is imported): their source directories are enough.
     sources = ["core/src", *(f"plugins/{name}/src" for name in PLUGINS), *(f"{path}/src" for path in EXAMPLE_PLUGINS)]
     session.run("lint-imports", env={"PYTHONPATH": ":".join(sources)})

@@ -1,6 +1,7 @@
 """registry/langacp/: the ACP registry entry, checked as the registry's build checks it.
 
-The schema is the registry's own (copied to registry/agent.schema.json); the icon rules are
+The schema is the registry's own, read from the team's shared checkout (``../shared/registry/`` beside
+this repository, or the file ``LANGACP_REGISTRY_SCHEMA`` names; it is not copied here); the icon rules are
 the registry's build rules (an SVG, square 16×16, every fill and stroke ``currentColor`` or
 ``none``, no comments). The auth check, which spawns the entry's command, is in
 tests/dist/test_dist_install.py (it needs the built distributions).
@@ -9,6 +10,7 @@ tests/dist/test_dist_install.py (it needs the built distributions).
 from __future__ import annotations
 
 import json
+import os
 import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -18,8 +20,27 @@ import pytest
 
 import langacp
 
-REGISTRY = Path(__file__).resolve().parent.parent / "registry"
-ENTRY_DIR = REGISTRY / "langacp"
+REPO = Path(__file__).resolve().parent.parent
+ENTRY_DIR = REPO / "registry" / "langacp"
+
+
+def _registry_schema() -> dict[str, object]:
+    """The ACP registry's own schema: never a copy in this repository.
+
+    Found at ``$LANGACP_REGISTRY_SCHEMA`` or ``shared/registry/agent.schema.json`` in the nearest directory
+    above the clone that has one (``../shared`` beside it).
+    Missing, the schema tests are skipped saying where they looked, unless ``LANGACP_REQUIRE_REGISTRY_SCHEMA``
+    is set (then missing fails).
+    """
+    named = os.environ.get("LANGACP_REGISTRY_SCHEMA")
+    found = (d / "shared" / "registry" / "agent.schema.json" for d in REPO.parents)
+    path = Path(named) if named else next((p for p in found if p.is_file()), REPO.parent / "shared" / "registry")
+    if not path.is_file():
+        if os.environ.get("LANGACP_REQUIRE_REGISTRY_SCHEMA"):
+            pytest.fail(f"the ACP registry schema is not at {path} (set LANGACP_REGISTRY_SCHEMA)")
+        pytest.skip(f"the ACP registry schema is not at {path} (set LANGACP_REGISTRY_SCHEMA)")
+    schema: dict[str, object] = json.loads(path.read_text())
+    return schema
 
 
 @pytest.fixture(scope="module")
@@ -29,14 +50,14 @@ def entry() -> dict[str, object]:
 
 
 def test_registry_entry_validates_against_the_registry_schema(entry: dict[str, object]) -> None:
-    schema = json.loads((REGISTRY / "agent.schema.json").read_text())
+    schema = _registry_schema()
     jsonschema.Draft7Validator.check_schema(schema)
     jsonschema.validate(entry, schema, format_checker=jsonschema.Draft7Validator.FORMAT_CHECKER)
 
 
 def test_registry_entry_schema_rejects_a_broken_entry(entry: dict[str, object]) -> None:
     """The validation above can fail: the same schema refuses an entry with a bad id and an unknown field."""
-    schema = json.loads((REGISTRY / "agent.schema.json").read_text())
+    schema = _registry_schema()
     for broken in ({**entry, "id": "LangACP"}, {**entry, "distribution": {"pip": {"package": "langacp"}}}):
         with pytest.raises(jsonschema.ValidationError):
             jsonschema.validate(broken, schema)
