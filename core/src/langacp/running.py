@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from langacp.bridge import TurnReporter
     from langacp.types import SessionContext, ToolCallInfo
 
-__all__ = ["enter_turn", "leave_turn", "pending_tool_calls", "running_session", "running_turn"]
+__all__ = ["enter_turn", "pending_tool_calls", "running_session", "running_turn"]
 
 _CURRENT: ContextVar[TurnReporter | None] = ContextVar("langacp_running_turn", default=None)
 
@@ -22,10 +22,6 @@ _CURRENT: ContextVar[TurnReporter | None] = ContextVar("langacp_running_turn", d
 def enter_turn(reporter: TurnReporter) -> Token[TurnReporter | None]:
     """Make ``reporter`` the running turn of this task (and of the graph it runs)."""
     return _CURRENT.set(reporter)
-
-
-def leave_turn(token: Token[TurnReporter | None]) -> None:
-    _CURRENT.reset(token)
 
 
 def running_turn(session: SessionContext) -> TurnReporter | None:

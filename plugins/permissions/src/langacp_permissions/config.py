@@ -34,11 +34,9 @@ from typing import Any
 
 from langacp.api import (
     PROJECT_FILE,
-    ConfigFileError,
     ConfigLayers,
     load_layers,
     project_config_path,
-    read_config,
     user_config_path,
 )
 from langacp_permissions.policy import DECISIONS, Policy, Rule
@@ -61,17 +59,6 @@ class FileSettings:
     path: Path
     rules: list[Rule] = field(default_factory=list)
     trusted_projects: list[Path] = field(default_factory=list)
-
-
-def read_settings(path: Path) -> FileSettings | None:
-    """The file's ``[permissions]`` settings; ``None`` if the file does not exist."""
-    if not path.exists():
-        return None
-    try:
-        document = read_config(path)
-    except ConfigFileError as exc:
-        raise ConfigError(f"cannot read it: {exc}") from exc
-    return settings_of(document, path)
 
 
 def settings_of(document: dict[str, Any], path: Path) -> FileSettings:
