@@ -2,6 +2,7 @@
 
 * every hook in ``langacp.hookspecs`` has a ``### <name>`` section in ``docs/hooks.md``;
 * that section shows the hook's real signature, on one line;
+* the table and that section say what the hook's record (``hookspecs.CONTRACT``) declares;
 * ``docs/hooks.md`` documents no hook that does not exist;
 * every hook is named in at least one test file (``test_*.py`` / ``*_test.py``) under
   ``core/tests/`` or ``tests/``, other than this one.
@@ -99,8 +100,26 @@ def test_hook_has_a_test(name: str) -> None:
     assert users, f"no test file under core/tests/ or tests/ names {name}"
 
 
-def test_the_async_capable_column_matches_the_contract() -> None:
-    rows = re.findall(r"^\| `(langacp_\w+)` \| [^|]+ \| ([^|]+) \|", _doc(), re.MULTILINE)
-    documented = {name for name, column in rows if column.strip() != "no"}
-    assert len(rows) == len(HOOKS)
-    assert documented == set(hookspecs.ASYNC_CAPABLE)
+def _yes(text: str) -> bool:
+    return not text.strip().startswith("no")
+
+
+def test_the_table_follows_each_hooks_record() -> None:
+    """The firstresult, async-capable and time limit columns say what ``hookspecs.CONTRACT`` declares."""
+    rows = re.findall(r"^\| `(langacp_\w+)` \| ([^|]+) \| ([^|]+) \| ([^|]+) \|", _doc(), re.MULTILINE)
+    assert [row[0] for row in rows] == list(hookspecs.CONTRACT)
+    for name, firstresult, awaited, limit in rows:
+        hook = hookspecs.CONTRACT[name]
+        assert (_yes(firstresult), _yes(awaited)) == (hook.firstresult, hook.awaited), name
+        expected = f"`{hook.limit}`" if hook.limit else ("none" if hook.awaited else "—")
+        assert limit.strip() == expected, name
+
+
+@pytest.mark.parametrize("name", HOOKS)
+def test_the_section_follows_the_hooks_record(name: str) -> None:
+    section = _section(name) or ""
+    hook = hookspecs.CONTRACT[name]
+    firstresult = re.search(r"^- \*\*firstresult:\*\* (.*)$", section, re.MULTILINE)
+    awaited = re.search(r"^- \*\*Async-capable:\*\* (.*)$", section, re.MULTILINE)
+    assert firstresult and awaited, f"the '### {name}' section lacks its firstresult or Async-capable line"
+    assert (_yes(firstresult[1]), _yes(awaited[1])) == (hook.firstresult, hook.awaited)

@@ -51,7 +51,7 @@ def _plugins(monkeypatch: pytest.MonkeyPatch, plugin: object, **env: str) -> Plu
 
 async def test_session_tools_have_their_own_limit_not_the_hook_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
     plugins = _plugins(monkeypatch, SlowTools(0.3), LANGACP_HOOK_TIMEOUT="0.05")
-    assert plugins.session_tools_timeout == 300
+    assert plugins.time_limits["LANGACP_SESSION_TOOLS_TIMEOUT"] == 300
     assert await plugins.session_tools(SESSION) == ["tool of s"]  # 0.3 s > LANGACP_HOOK_TIMEOUT
     await plugins.session_created(SESSION)  # the other hooks keep LANGACP_HOOK_TIMEOUT
     assert plugins.failures == {("slow", "langacp_session_created"): 1}  # the core's own hooks are not timed
@@ -64,7 +64,8 @@ async def test_the_session_tools_limit_is_set_by_its_variable(
     with caplog.at_level(logging.ERROR):
         assert await asyncio.wait_for(plugins.session_tools(SESSION), 4) == []
     assert "did not finish within 0.05 s (LANGACP_SESSION_TOOLS_TIMEOUT) in langacp_session_tools" in caplog.text
-    assert _plugins(monkeypatch, SlowTools(0), LANGACP_SESSION_TOOLS_TIMEOUT="0").session_tools_timeout is None
+    unlimited = _plugins(monkeypatch, SlowTools(0), LANGACP_SESSION_TOOLS_TIMEOUT="0")
+    assert unlimited.time_limits["LANGACP_SESSION_TOOLS_TIMEOUT"] is None
 
 
 async def test_an_implementation_sets_its_own_longer_limit(monkeypatch: pytest.MonkeyPatch) -> None:

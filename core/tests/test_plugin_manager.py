@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pluggy
 import pytest
 
 from langacp import PermissionRule, PermissionVerdict, PromptCancelled, SessionContext, ToolCallInfo, hookimpl
@@ -170,6 +171,74 @@ def test_prompt_cancelled_passes_through() -> None:
     with pytest.raises(PromptCancelled):
         plugins.tool_title(CALL, SESSION)
     assert plugins.failures == {}
+
+
+class Commands:
+    """``langacp_run_command`` as ``async def``: answers ``answer`` after an await, or raises after it."""
+
+    def __init__(self, answer: str | None, fail: bool = False) -> None:
+        self.answer, self.fail, self.calls = answer, fail, 0
+
+    @hookimpl
+    async def langacp_run_command(self, session: Any, name: str, argument: str) -> str | None:
+        self.calls += 1
+        await asyncio.sleep(0)
+        if self.fail:
+            raise RuntimeError("command bug")
+        return self.answer
+
+
+async def test_an_async_mapper_falls_through_after_the_await_to_the_next_plugin() -> None:
+    plugins = Plugins()
+    last = Commands("the last plugin's answer")
+    plugins.register(last, "last")  # pluggy calls the plugin registered last first
+    plugins.register(Commands(None), "not_mine")
+    plugins.register(Commands(None, fail=True), "raising")
+    assert await plugins.run_command(SESSION, "cmd", "") == "the last plugin's answer"
+    assert plugins.failures == {("raising", "langacp_run_command"): 1}
+    first = Commands("the first plugin's answer")
+    plugins.register(first, "first")
+    assert await plugins.run_command(SESSION, "cmd", "") == "the first plugin's answer"
+    assert (first.calls, last.calls) == (1, 1)  # awaited in order: the plugins after an answer are not called
+
+
+class AsyncTitles:
+    @hookimpl
+    async def langacp_tool_title(self, call: Any, session: Any) -> str:
+        return "a coroutine, not a title"
+
+
+class Typo:
+    @hookimpl
+    def langacp_tool_titel(self, call: Any, session: Any) -> str:
+        return "never asked"
+
+
+class AwaitableTitles:
+    @hookimpl
+    def langacp_tool_title(self, call: Any, session: Any) -> Any:
+        return asyncio.sleep(0, "a coroutine, not a title")
+
+
+@pytest.mark.parametrize(
+    ("plugin", "why"),
+    [
+        (AsyncTitles(), "langacp_tool_title is async def, but langacp calls that hook synchronously"),
+        (Typo(), "langacp_tool_titel is not a langacp hook"),
+    ],
+)
+def test_a_plugin_that_slips_on_the_contract_is_refused(plugin: object, why: str) -> None:
+    plugins = Plugins()
+    with pytest.raises(pluggy.PluginValidationError, match=f"plugin 'slip' was refused: {why}"):
+        plugins.register(plugin, "slip")
+    assert not plugins.pm.has_plugin("slip") and plugins.tool_title(CALL, SESSION) == "add"
+
+
+def test_an_awaitable_from_a_synchronous_hook_is_a_failure(caplog: pytest.LogCaptureFixture) -> None:
+    plugins = Plugins()
+    plugins.register(AwaitableTitles(), "awaitable")
+    assert plugins.tool_title(CALL, SESSION) == "add"  # the core default, not a coroutine
+    assert "returned an awaitable, but langacp_tool_title is not awaited" in caplog.text
 
 
 class Rules:

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from acp import RequestError, image_block, text_block
-from core_support import FIXTURES, REPO, Running, StartAgent, agent_env
+from core_support import FIXTURES, REPO, TESTPLUG_SITE, Running, StartAgent, agent_env
 
 from langacp.client import RecordingClient
 from langacp.testing.calls import tool_prompt
@@ -78,6 +79,28 @@ async def test_broken_plugin_does_not_stop_the_agent(start_agent: StartAgent) ->
         assert await agent.prompt(sid, 'tool add {"a": 1, "b": 2}') == "end_turn"
         assert latest(agent, sid, "title") == "add(a=1, b=2)"  # the good plugin still works
         assert "brokenplug" in agent.stderr()
+
+
+async def test_a_plugin_slipping_on_the_contract_is_refused_in_one_line(start_agent: StartAgent) -> None:
+    """``async def langacp_tool_title`` (a synchronous hook) and ``langacp_tool_titel`` (no hook), over real pipes.
+
+    Were asyncslip registered, its coroutine would be the title (it is called before testplug)
+    and the turn would never be answered.
+    """
+    path = os.pathsep.join([str(FIXTURES / "slips"), str(TESTPLUG_SITE), os.environ.get("PYTHONPATH", "")])
+    slips = ["-p", "asyncslip", "-p", "typoslip"]
+    async with start_agent(testplug=["titles"], args=slips, env={"PYTHONPATH": path}, subprocess=True) as agent:
+        sid = await agent.start()
+        assert await asyncio.wait_for(agent.prompt(sid, 'tool add {"a": 1, "b": 2}'), 30) == "end_turn"
+        assert latest(agent, sid, "title") == "add(a=1, b=2)"  # the plugin that keeps the contract still works
+        stderr = agent.stderr().splitlines()
+    refused = {
+        "asyncslip": "langacp_tool_title is async def, but langacp calls that hook synchronously",
+        "typoslip": "langacp_tool_titel is not a langacp hook",
+    }
+    for plugin, why in refused.items():
+        lines = [line for line in stderr if plugin in line]
+        assert len(lines) == 1 and f"plugin '{plugin}' (langacp-slips)" in lines[0] and why in lines[0], lines
 
 
 async def test_third_party_mappers_override_the_defaults(start_agent: StartAgent) -> None:

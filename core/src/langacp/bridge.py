@@ -577,7 +577,7 @@ class TurnRunner(TurnReporter):
             if not interrupts:
                 return
             self.show_arguments()  # the client sees what the paused calls are before anyone is asked
-            resume = self.plugins.resume_interrupt(self.session, interrupts)
+            resume = await self.plugins.resume_interrupt(self.session, interrupts)
             if resume is None:
                 # Nobody can answer: the calls waiting on it did not run, and the turn is over
                 # as if cancelled (it did not end the way the model meant).
@@ -585,7 +585,7 @@ class TurnRunner(TurnReporter):
                 self.close_open_tools(NOT_ANSWERED_TEXT)
                 self.say(NO_RESUME_TEXT)
                 return
-            graph_input = Command(resume=await resume)
+            graph_input = Command(resume=resume)
 
     def _on_updates(self, data: dict[str, Any]) -> list[Any]:
         interrupts: list[Any] = []

@@ -3,11 +3,13 @@
 A plugin is any object or module with functions named like these specs and decorated with
 ``langacp.hookimpl``; it is found through an entry point in group ``langacp``.
 
-Two kinds of hooks:
+Each hook declares how langacp calls it where it is defined (``@hook(...)``, one
+:class:`Hook` record in :data:`CONTRACT`); the plugin manager, the conformance kit and
+``docs/hooks.md`` read that record.
 
-* **Mappers** (``firstresult``): pluggy calls implementations one by one and stops at the
-  first that returns something other than ``None``. ``None`` means "not mine". The core's
-  defaults are registered ``trylast``, so any installed plugin overrides them.
+* **Mappers** (``firstresult``): implementations are called one by one until one answers
+  something other than ``None``. ``None`` means "not mine". The core's defaults are
+  registered ``trylast``, so any installed plugin overrides them.
 * **Collectors and notifications**: every implementation is called; collectors' lists are
   concatenated in call order.
 
@@ -16,16 +18,22 @@ implementations, then plain ones, then ``trylast`` ones (the core's defaults com
 all, registered after every plugin). Within the ``tryfirst`` and plain tiers, plugins are
 called in alphabetical order of their entry-point name; within ``trylast``, in reverse.
 
-Hooks marked *async-capable* may return an awaitable; langacp awaits it. Every other hook is
-called synchronously on the event loop: keep it fast (a mapper is called once per tool call
-or content block, not per token).
+Hooks marked *async-capable* may be ``async def`` or return an awaitable; langacp awaits it
+(for a mapper, each implementation's in turn: an answer is what the awaitable gives). Every
+other hook is called synchronously on the event loop: keep it fast (a mapper is called once
+per tool call or content block, not per token); an ``async def`` implementation of one is
+refused when the plugin loads.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import pluggy
+
+from langacp.types import PermissionRule, PermissionVerdict
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Sequence
@@ -43,8 +51,6 @@ if TYPE_CHECKING:
 
     from langacp.types import (
         PermissionDecision,
-        PermissionRule,
-        PermissionVerdict,
         SessionContext,
         ToolCallInfo,
         TurnOutcome,
@@ -54,34 +60,83 @@ PROJECT = "langacp"
 hookspec = pluggy.HookspecMarker(PROJECT)
 hookimpl = pluggy.HookimplMarker(PROJECT)
 
+HOOK_TIMEOUT = "LANGACP_HOOK_TIMEOUT"
+SESSION_TOOLS_TIMEOUT = "LANGACP_SESSION_TOOLS_TIMEOUT"
+TIME_LIMITS = {HOOK_TIMEOUT: 60.0, SESSION_TOOLS_TIMEOUT: 300.0}
+"""The variables that set the time limits on hooks' awaitables, with their defaults in seconds."""
+
+
+@dataclass(frozen=True)
+class Hook:
+    """How langacp calls one hook."""
+
+    name: str
+    firstresult: bool = False
+    """A mapper: the first answer other than ``None`` wins (``None``: not mine)."""
+    awaited: bool = False
+    """Async-capable: an implementation may be ``async def`` or return an awaitable, which langacp awaits."""
+    limit: str | None = None
+    """The variable (in :data:`TIME_LIMITS`) limiting its awaitables; ``None``: synchronous, or waits for a person."""
+    answering: bool = False
+    """It answers a client's request: an ``acp.RequestError`` it raises is that request's JSON-RPC error."""
+    failed: Any = None
+    """What a failing implementation answers: ``None`` (skipped) unless failing must not loosen anything."""
+
+
+CONTRACT: dict[str, Hook] = {}
+"""Every hook of the contract, by name, in the order of this file."""
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def hook(
+    *,
+    firstresult: bool = False,
+    awaited: bool = False,
+    limit: str | None = HOOK_TIMEOUT,
+    answering: bool = False,
+    failed: Any = None,
+) -> Callable[[F], F]:
+    """Declare a hook: its :class:`Hook` record in :data:`CONTRACT`, and its pluggy hookspec."""
+
+    def declare(function: F) -> F:
+        name = function.__name__
+        CONTRACT[name] = Hook(name, firstresult, awaited, limit if awaited else None, answering, failed)
+        # pluggy stops at the first answer it is given, but an awaitable's answer is known only
+        # once it is awaited: the plugin manager finds the first answer of an async mapper itself.
+        return hookspec(firstresult=firstresult and not awaited)(function)
+
+    return declare
+
+
 # --------------------------------------------------------------------------------------------
 # Session lifecycle (notifications; async-capable)
 # --------------------------------------------------------------------------------------------
 
 
-@hookspec
+@hook(awaited=True)
 def langacp_session_created(session: SessionContext) -> Awaitable[None] | None:
     """A session was created by ``session/new`` (or fork); async-capable."""
 
 
-@hookspec
+@hook(awaited=True)
 def langacp_session_loaded(session: SessionContext) -> Awaitable[None] | None:
     """A stored session was restored by ``session/load`` or resume; async-capable."""
 
 
-@hookspec
+@hook(awaited=True)
 def langacp_prompt_started(session: SessionContext, prompt: Sequence[Any]) -> Awaitable[None] | None:
     """A ``session/prompt`` turn starts; ``prompt`` holds the ACP content blocks. Async-capable."""
 
 
-@hookspec
+@hook(awaited=True)
 def langacp_prompt_finished(
     session: SessionContext, stop_reason: StopReason, outcome: TurnOutcome
 ) -> Awaitable[None] | None:
     """A turn ended (also after a cancel or an error); async-capable."""
 
 
-@hookspec
+@hook(awaited=True)
 def langacp_session_closed(session: SessionContext) -> Awaitable[None] | None:
     """A session is closed, by ``session/close`` or because the agent exits. Async-capable.
 
@@ -94,7 +149,7 @@ def langacp_session_closed(session: SessionContext) -> Awaitable[None] | None:
 # --------------------------------------------------------------------------------------------
 
 
-@hookspec
+@hook()
 def langacp_agent_capabilities(capabilities: AgentCapabilities) -> None:
     """Adjust the capabilities answered to ``initialize``, in place.
 
@@ -104,12 +159,12 @@ def langacp_agent_capabilities(capabilities: AgentCapabilities) -> None:
     """
 
 
-@hookspec
+@hook()
 def langacp_auth_methods() -> list[Any] | None:
     """Return ACP auth methods (``acp.schema`` auth method models) this plugin offers."""
 
 
-@hookspec(firstresult=True)
+@hook(firstresult=True, awaited=True, limit=None, answering=True)
 def langacp_authenticate(method_id: str) -> Awaitable[bool] | bool | None:
     """Handle ``authenticate`` for ``method_id``: ``True`` on success, ``False`` to refuse.
 
@@ -122,7 +177,7 @@ def langacp_authenticate(method_id: str) -> Awaitable[bool] | bool | None:
 # --------------------------------------------------------------------------------------------
 
 
-@hookspec
+@hook(awaited=True)
 def langacp_session_middleware(session: SessionContext) -> Sequence[Any] | Awaitable[Sequence[Any]] | None:
     """Return LangChain ``AgentMiddleware`` instances to add to this session's agent.
 
@@ -131,12 +186,12 @@ def langacp_session_middleware(session: SessionContext) -> Sequence[Any] | Await
     """
 
 
-@hookspec
+@hook(awaited=True, limit=SESSION_TOOLS_TIMEOUT)
 def langacp_session_tools(session: SessionContext) -> Sequence[Any] | Awaitable[Sequence[Any]] | None:
     """Return LangChain tools to add to this session's agent (factory targets). Async-capable."""
 
 
-@hookspec
+@hook()
 def langacp_system_prompt(session: SessionContext) -> str | None:
     """Return text to append to this session's system prompt (factory targets), or ``None``."""
 
@@ -146,22 +201,22 @@ def langacp_system_prompt(session: SessionContext) -> str | None:
 # --------------------------------------------------------------------------------------------
 
 
-@hookspec(firstresult=True)
+@hook(firstresult=True)
 def langacp_tool_kind(call: ToolCallInfo, session: SessionContext) -> ToolKind | None:
     """Return the ACP tool kind (``read``, ``edit``, ``execute``, …) of a tool call."""
 
 
-@hookspec(firstresult=True)
+@hook(firstresult=True)
 def langacp_tool_title(call: ToolCallInfo, session: SessionContext) -> str | None:
     """Return the title a person reads for a tool call (e.g. ``Read README.md``)."""
 
 
-@hookspec(firstresult=True)
+@hook(firstresult=True)
 def langacp_tool_locations(call: ToolCallInfo, session: SessionContext) -> list[ToolCallLocation] | None:
     """Return the file locations a tool call touches (absolute paths), ``[]`` for none."""
 
 
-@hookspec(firstresult=True)
+@hook(firstresult=True)
 def langacp_tool_start_content(call: ToolCallInfo, session: SessionContext) -> list[Any] | None:
     """Return ACP tool-call content to show before a tool runs (e.g. the diff an edit proposes).
 
@@ -169,7 +224,7 @@ def langacp_tool_start_content(call: ToolCallInfo, session: SessionContext) -> l
     """
 
 
-@hookspec(firstresult=True)
+@hook(firstresult=True)
 def langacp_tool_result_content(call: ToolCallInfo, result: Any, session: SessionContext) -> list[Any] | None:
     """Return ACP tool-call content (``acp.schema`` content / diff / terminal models) for a result.
 
@@ -177,7 +232,7 @@ def langacp_tool_result_content(call: ToolCallInfo, result: Any, session: Sessio
     """
 
 
-@hookspec
+@hook(awaited=True)
 def langacp_tool_starting(call: ToolCallInfo, session: SessionContext) -> Awaitable[None] | None:
     """A tool call is about to run: its checks and the permission policy let it through (async-capable).
 
@@ -189,7 +244,7 @@ def langacp_tool_starting(call: ToolCallInfo, session: SessionContext) -> Awaita
     """
 
 
-@hookspec
+@hook(awaited=True)
 def langacp_tool_finished(call: ToolCallInfo, result: Any, session: SessionContext) -> Awaitable[None] | None:
     """A tool call ran and produced ``result`` (async-capable).
 
@@ -202,7 +257,7 @@ def langacp_tool_finished(call: ToolCallInfo, result: Any, session: SessionConte
     """
 
 
-@hookspec
+@hook()
 def langacp_tool_updates(call: ToolCallInfo, result: Any, session: SessionContext) -> list[Any] | None:
     """Return extra ACP session updates a finished tool call produces (e.g. a ``plan``).
 
@@ -217,7 +272,7 @@ def langacp_tool_updates(call: ToolCallInfo, result: Any, session: SessionContex
 # --------------------------------------------------------------------------------------------
 
 
-@hookspec(firstresult=True)
+@hook(firstresult=True)
 def langacp_prompt_block(block: ContentBlock, session: SessionContext) -> list[dict[str, Any]] | None:
     """Map one ACP prompt block to LangChain standard content blocks (``{"type": "text", …}``).
 
@@ -225,7 +280,7 @@ def langacp_prompt_block(block: ContentBlock, session: SessionContext) -> list[d
     """
 
 
-@hookspec(firstresult=True)
+@hook(firstresult=True)
 def langacp_output_block(block: dict[str, Any], session: SessionContext) -> list[Any] | None:
     """Map one LangChain output content block to ACP session updates.
 
@@ -242,7 +297,7 @@ def langacp_output_block(block: dict[str, Any], session: SessionContext) -> list
 # --------------------------------------------------------------------------------------------
 
 
-@hookspec(firstresult=True)
+@hook(firstresult=True, failed=PermissionVerdict("ask"))
 def langacp_permission(
     call: ToolCallInfo, kind: ToolKind, session: SessionContext
 ) -> PermissionDecision | PermissionVerdict | None:
@@ -254,7 +309,7 @@ def langacp_permission(
     """
 
 
-@hookspec
+@hook(failed=(PermissionRule("ask", source="a plugin whose rules failed"),))
 def langacp_permission_rules(
     call: ToolCallInfo, kind: ToolKind, session: SessionContext
 ) -> list[PermissionRule] | None:
@@ -267,7 +322,7 @@ def langacp_permission_rules(
     """
 
 
-@hookspec(firstresult=True)
+@hook(firstresult=True, awaited=True, limit=None, failed=PermissionVerdict("deny", "the permission request failed"))
 def langacp_ask_permission(
     call: ToolCallInfo, kind: ToolKind, session: SessionContext
 ) -> Awaitable[PermissionDecision | PermissionVerdict] | None:
@@ -280,7 +335,7 @@ def langacp_ask_permission(
     """
 
 
-@hookspec(firstresult=True)
+@hook(firstresult=True, awaited=True, limit=None)
 def langacp_resume_interrupt(session: SessionContext, interrupts: Sequence[Any]) -> Awaitable[Any] | None:
     """Answer LangGraph interrupts (e.g. ``HumanInTheLoopMiddleware``) that stopped a turn.
 
@@ -295,12 +350,12 @@ def langacp_resume_interrupt(session: SessionContext, interrupts: Sequence[Any])
 # --------------------------------------------------------------------------------------------
 
 
-@hookspec(firstresult=True)
+@hook(firstresult=True)
 def langacp_session_modes(session: SessionContext) -> SessionModeState | None:
     """Return the modes offered to this session and the current one, or ``None`` (no modes)."""
 
 
-@hookspec(firstresult=True)
+@hook(firstresult=True, awaited=True, answering=True)
 def langacp_set_mode(session: SessionContext, mode_id: str) -> Awaitable[bool] | bool | None:
     """Switch the session to ``mode_id``: ``True`` done, ``False`` unknown mode, ``None`` not mine.
 
@@ -308,19 +363,19 @@ def langacp_set_mode(session: SessionContext, mode_id: str) -> Awaitable[bool] |
     """
 
 
-@hookspec
+@hook()
 def langacp_config_options(session: SessionContext) -> list[Any] | None:
     """Return ``acp.schema`` session config options (select / boolean) for this session."""
 
 
-@hookspec(firstresult=True)
+@hook(firstresult=True, awaited=True, answering=True)
 def langacp_set_config_option(
     session: SessionContext, config_id: str, value: str | bool
 ) -> Awaitable[bool] | bool | None:
     """Set a config option: ``True`` done, ``False`` invalid value, ``None`` not mine. Async-capable."""
 
 
-@hookspec
+@hook()
 def langacp_available_commands(
     session: SessionContext, modes: SessionModeState | None, config_options: list[Any]
 ) -> list[AvailableCommand] | None:
@@ -333,7 +388,7 @@ def langacp_available_commands(
     """
 
 
-@hookspec(firstresult=True)
+@hook(firstresult=True, awaited=True, limit=None, answering=True)
 def langacp_run_command(session: SessionContext, name: str, argument: str) -> Awaitable[str | None] | str | None:
     """Run slash command ``/name argument``; return the text to show (or an awaitable of it).
 
@@ -347,12 +402,12 @@ def langacp_run_command(session: SessionContext, name: str, argument: str) -> Aw
 # --------------------------------------------------------------------------------------------
 
 
-@hookspec(firstresult=True)
+@hook(firstresult=True)
 def langacp_stop_reason(session: SessionContext, outcome: TurnOutcome) -> StopReason | None:
     """Return the ACP stop reason for a finished turn (core default: ``end_turn`` / ``cancelled``)."""
 
 
-@hookspec(firstresult=True)
+@hook(firstresult=True)
 def langacp_prompt_usage(session: SessionContext, outcome: TurnOutcome) -> Any | None:
     """Return the ``usage`` of the prompt response (``acp.schema.Usage``), or ``None`` for none.
 
@@ -361,31 +416,10 @@ def langacp_prompt_usage(session: SessionContext, outcome: TurnOutcome) -> Any |
     """
 
 
-@hookspec(firstresult=True)
+@hook(firstresult=True)
 def langacp_map_error(error: BaseException, method: str) -> RequestError | None:
     """Map an exception raised while serving ``method`` to a JSON-RPC error (``acp.RequestError``)."""
 
 
-HOOK_NAMES: Sequence[str] = tuple(name for name in list(globals()) if name.startswith("langacp_"))
+HOOK_NAMES: Sequence[str] = tuple(CONTRACT)
 """Names of every hook in this contract."""
-
-ASYNC_CAPABLE: frozenset[str] = frozenset(
-    {
-        "langacp_session_created",
-        "langacp_session_loaded",
-        "langacp_prompt_started",
-        "langacp_prompt_finished",
-        "langacp_session_closed",
-        "langacp_authenticate",
-        "langacp_session_middleware",
-        "langacp_session_tools",
-        "langacp_tool_starting",
-        "langacp_tool_finished",
-        "langacp_ask_permission",
-        "langacp_resume_interrupt",
-        "langacp_set_mode",
-        "langacp_set_config_option",
-        "langacp_run_command",
-    }
-)
-"""Hooks whose result langacp awaits: only these may be ``async def`` or return an awaitable."""

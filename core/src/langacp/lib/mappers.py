@@ -116,14 +116,13 @@ async def resume_interrupts(conn: Any, session_id: str, interrupts: Sequence[Any
     """
     session = get_session(conn, session_id)
     current_turn(session).show_arguments()  # the client sees what the paused calls are before anyone is asked
-    resume = session.plugins.resume_interrupt(session.context, interrupts)
+    resume = await session.plugins.resume_interrupt(session.context, interrupts)
     if resume is None:
         from langacp.bridge import NO_RESUME_TEXT
 
         current_turn(session).outcome.interrupted = True
         current_turn(session).say(NO_RESUME_TEXT)
-        return None
-    return await resume
+    return resume
 
 
 def serialize_state(state: Mapping[str, Any]) -> dict[str, Any]:

@@ -15,7 +15,7 @@ pytest then runs every ``test_*`` method below against the installed plugin:
 * importing it is cheap (no LangChain, LangGraph, MCP or ACP SDK) and prints nothing on stdout
   (stdout is the protocol);
 * it registers: every hook it implements exists and takes only arguments the hook offers, and
-  only the hooks langacp awaits are ``async`` (``langacp.hookspecs.ASYNC_CAPABLE``);
+  only the hooks langacp awaits are ``async`` (their record in ``langacp.hookspecs.CONTRACT``);
 * its mappers answer ``None`` for tool calls, output blocks, commands, modes and errors that are
   not theirs (ACP prompt blocks are not probed: a content plugin may map every ACP type), and
   its collectors return a list (or ``None``); a mapper that by design answers everything (a
@@ -28,6 +28,7 @@ pytest then runs every ``test_*`` method below against the installed plugin:
 from __future__ import annotations
 
 import ast
+import asyncio
 import importlib.util
 import inspect
 import json
@@ -40,6 +41,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, ClassVar
 
+from langacp.hookspecs import CONTRACT
 from langacp.plugins import canonical_name
 
 __all__ = ["HEAVY_MODULES", "PluginConformance"]
@@ -84,10 +86,8 @@ class PluginConformance:
 
     def conformance_hooks(self) -> dict[str, Any]:
         """The plugin's hook implementations by hook name."""
-        from langacp.hookspecs import HOOK_NAMES
-
         plugin = self.conformance_plugin()
-        return {name: getattr(plugin, name) for name in HOOK_NAMES if callable(getattr(plugin, name, None))}
+        return {name: getattr(plugin, name) for name in CONTRACT if callable(getattr(plugin, name, None))}
 
     # -- the suite -------------------------------------------------------------------------------
 
@@ -119,18 +119,17 @@ class PluginConformance:
 
         plugins = Plugins()
         plugin = self.conformance_plugin()
-        plugins.register(plugin, name=self.entry_point)  # pluggy refuses arguments a hook does not offer
-        unknown = sorted(c.name for c in plugins.pm.get_hookcallers(plugin) or [] if not c.has_spec())
+        marked = [name for name in dir(plugin) if plugins.pm.parse_hookimpl_opts(plugin, name) is not None]
+        unknown = sorted(name for name in marked if name not in CONTRACT)
         assert unknown == [], f"not hooks of langacp (misspelt?): {unknown}"
+        plugins.register(plugin, name=self.entry_point)  # refused: arguments a hook does not offer, wrong async
         assert self.conformance_hooks(), "the plugin implements no hook"
 
     def test_async_only_where_langacp_awaits(self) -> None:
-        from langacp.hookspecs import ASYNC_CAPABLE
-
         wrong = sorted(
             name
             for name, impl in self.conformance_hooks().items()
-            if (inspect.iscoroutinefunction(impl) or inspect.isasyncgenfunction(impl)) and name not in ASYNC_CAPABLE
+            if (inspect.iscoroutinefunction(impl) or inspect.isasyncgenfunction(impl)) and not CONTRACT[name].awaited
         )
         assert wrong == [], f"langacp calls these synchronously; an async implementation is never awaited: {wrong}"
 
@@ -142,8 +141,8 @@ class PluginConformance:
             if probe is None or name in self.answers_everything:
                 continue
             result = _call(impl, probe)
-            if inspect.iscoroutine(result):
-                result.close()
+            if inspect.isawaitable(result):  # langacp awaits it: its answer is what it gives
+                result = asyncio.run(asyncio.wait_for(_given(result), 30))
             if result is not None and not (name == "langacp_set_mode" and result is False):
                 answered[name] = result
         assert answered == {}, (
@@ -204,6 +203,10 @@ def _call(impl: Any, arguments: dict[str, Any]) -> Any:
     """Call a hook implementation with the arguments it asks for, as pluggy does."""
     wanted = inspect.signature(impl).parameters
     return impl(**{name: arguments[name] for name in wanted if name in arguments})
+
+
+async def _given(awaitable: Any) -> Any:
+    return await awaitable
 
 
 def _tool_message(call: Any) -> Any:
