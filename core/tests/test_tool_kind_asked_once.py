@@ -88,7 +88,7 @@ class _Sink:
 
 
 def test_the_tool_guard_gets_the_turns_own_copy_of_a_call_it_described() -> None:
-    from langacp.bridge import TurnReporter
+    from langacp.bridge.turn import TurnReporter
 
     plugins, counting = _plugins("read")
     session = SessionContext(session_id="s", cwd="/tmp", plugins=plugins)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from langacp.bridge import MAX_TEXT_WINDOW, UpdateSink
+from langacp.bridge.outbox import MAX_TEXT_WINDOW, UpdateSink
 
 HOUR = 3600.0
 
@@ -70,7 +70,7 @@ def _recording_delays(monkeypatch: Any) -> list[float]:
     call_later = loop.call_later
 
     def recording(delay: float, callback: Any, *args: Any) -> Any:
-        if getattr(callback, "__module__", "") == "langacp.bridge":
+        if getattr(callback, "__module__", "") == "langacp.bridge.outbox":
             scheduled.append(delay)
         return call_later(delay, callback, *args)
 

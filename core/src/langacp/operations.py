@@ -18,7 +18,8 @@ from langacp.types import SessionContext
 if TYPE_CHECKING:
     from acp.schema import PromptResponse, StopReason
 
-    from langacp.bridge import TurnReporter, UpdateSink
+    from langacp.bridge.outbox import UpdateSink
+    from langacp.bridge.turn import TurnReporter
     from langacp.plugins import Plugins
 
 __all__ = [
@@ -46,7 +47,7 @@ def open_outbox(
     ``release`` queues them, then the slash commands on offer, to be sent after the response;
     give it the session's modes and config options when the caller has them (:func:`offered`).
     """
-    from langacp.bridge import UpdateSink
+    from langacp.bridge.outbox import UpdateSink
 
     sink = UpdateSink(send, lambda block: plugins.output_block(block, session))
     held: list[Any] | None = []
@@ -133,7 +134,7 @@ async def end_turn(
     marks its open tool calls failed and, given the ``graph`` and its ``config``, repairs the
     thread for the next turn.
     """
-    from langacp.bridge import CANCELLED_TEXT, repair_thread
+    from langacp.bridge.repair import CANCELLED_TEXT, repair_thread
 
     outcome = reporter.outcome
     reporter.show_arguments()  # calls that never started (the turn ended first) still show what they were

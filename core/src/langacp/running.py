@@ -11,7 +11,7 @@ from contextvars import ContextVar, Token
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from langacp.bridge import TurnReporter
+    from langacp.bridge.turn import TurnReporter
     from langacp.types import SessionContext, ToolCallInfo
 
 __all__ = ["enter_turn", "pending_tool_calls", "running_session", "running_turn"]

@@ -97,7 +97,7 @@ class PromptMethods:
     async def _run_graph(self, session: Session, prompt: list[Any]) -> PromptResponse:
         from langchain_core.messages import HumanMessage
 
-        from langacp.bridge import TurnRunner
+        from langacp.bridge.stream import TurnRunner
         from langacp.operations import end_turn, prompt_content
         from langacp.running import enter_turn
 

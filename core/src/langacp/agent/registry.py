@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from acp.schema import PromptResponse
 
     from langacp.agent.loader import Loader
-    from langacp.bridge import UpdateSink
+    from langacp.bridge.outbox import UpdateSink
     from langacp.plugins import Plugins
     from langacp.target import Target
 
@@ -59,7 +59,7 @@ class Session:
     started: bool = False
     """The turn began running the graph (it may be cleaning up now)."""
     ids: Any = None
-    """The session's :class:`~langacp.bridge.ToolCallIds`: tool call ids unique across turns."""
+    """The session's :class:`~langacp.bridge.tool_ids.ToolCallIds`: tool call ids unique across turns."""
     offer: Any = None
     """Its modes and config options as gathered when it opened (for its commands), until its response takes them."""
 
@@ -199,7 +199,7 @@ class SessionRegistry:
     async def _open(
         self, record: SessionRecord, mcp_servers: list[Any] | None, *, created: bool, stored: dict[str, Any] | None
     ) -> Session:
-        from langacp.bridge import ToolCallIds
+        from langacp.bridge.tool_ids import ToolCallIds
         from langacp.operations import offered, open_outbox
 
         target, store = await self.loader.target_and_store()
@@ -400,7 +400,7 @@ class SessionRegistry:
 
         Returns the thread's messages (after the repair).
         """
-        from langacp.bridge import repair_thread, unanswered_tool_calls
+        from langacp.bridge.repair import repair_thread, unanswered_tool_calls
 
         messages = await session.messages()
         if unanswered_tool_calls(messages):

@@ -21,7 +21,7 @@ from langchain_core.messages import AIMessage, ToolMessage
 from langchain_core.outputs import ChatGenerationChunk, GenerationChunk
 from langchain_core.tracers._streaming import _StreamingCallbackHandler
 
-from langacp.bridge import TurnReporter
+from langacp.bridge.turn import TurnReporter
 from langacp.lib.sessions import current_turn, get_session
 from langacp.middleware import error_result
 from langacp.types import ToolCallInfo

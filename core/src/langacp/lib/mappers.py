@@ -118,7 +118,7 @@ async def resume_interrupts(conn: Any, session_id: str, interrupts: Sequence[Any
     current_turn(session).show_arguments()  # the client sees what the paused calls are before anyone is asked
     resume = await session.plugins.resume_interrupt(session.context, interrupts)
     if resume is None:
-        from langacp.bridge import NO_RESUME_TEXT
+        from langacp.bridge.stream import NO_RESUME_TEXT
 
         current_turn(session).outcome.interrupted = True
         current_turn(session).say(NO_RESUME_TEXT)

@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 from langacp.types import SessionContext
 
 if TYPE_CHECKING:
-    from langacp.bridge import TurnReporter, UpdateSink
+    from langacp.bridge.outbox import UpdateSink
+    from langacp.bridge.turn import TurnReporter
     from langacp.plugins import Plugins
 
 __all__ = [
@@ -155,7 +156,7 @@ async def close_session(conn: Any, session_id: str) -> None:
 
 def current_turn(session: LibrarySession) -> TurnReporter:
     """The reporter of the session's running turn; one is started if none runs."""
-    from langacp.bridge import TurnReporter
+    from langacp.bridge.turn import TurnReporter
 
     if session.turn is None:
         session.turn = TurnReporter(session.plugins, session.context, session.sink)
@@ -167,7 +168,7 @@ async def start_turn(conn: Any, session_id: str, prompt: Sequence[Any]) -> str |
 
     The content comes from ``langacp_prompt_block`` (-32602 for a block no plugin maps).
     """
-    from langacp.bridge import TurnReporter
+    from langacp.bridge.turn import TurnReporter
     from langacp.operations import prompt_content
     from langacp.running import enter_turn
 

@@ -1,0 +1,224 @@
+"""A session's outbox: the ``session/update`` notifications of one session, in order, paced.
+
+The producer (a turn, a replay) never waits on the pipe: :class:`UpdateSink` queues updates and
+a background task sends them, letting streamed tokens join into one message while a stream is busy.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import weakref
+from collections import deque
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+__all__ = ["MAX_TEXT_WINDOW", "TEXT_WINDOW", "UpdateSink"]
+
+log = logging.getLogger("langacp.bridge")
+
+_MAX_COALESCE = 64 * 1024
+
+TEXT_WINDOW = 1 / 60
+"""How long after a send a stream's next tokens gather before they are sent (seconds): one frame
+of a 60 Hz display, so an editor redraws the text as often as it could show it, with fewer
+messages to serialise and parse than a shorter window."""
+
+MAX_TEXT_WINDOW = 0.1
+"""Longest a streamed token waits for others to join it, however many sessions stream at once (seconds)."""
+
+_STREAMING: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, int] = weakref.WeakKeyDictionary()
+"""Per event loop: how many sinks are waiting for tokens to join a queued one (sessions streaming now)."""
+
+
+class UpdateSink:
+    """Ordered outbox of one session's updates, sent by a background task.
+
+    The producer never awaits the pipe. Streamed text arrives as LangChain content blocks
+    (:meth:`put_block`): consecutive text (or reasoning) blocks waiting in the queue are
+    joined and mapped to ACP updates once, through ``langacp_output_block``, when they are
+    sent. While a stream is busy the sender waits a few milliseconds (``window``) after each
+    send so the next message carries every token produced meanwhile: a long answer costs
+    hundreds of messages instead of one per token, and nothing backs up.
+
+    Every message costs the same to serialise, write and parse whatever it carries, so when
+    several sessions of the process stream at once, a session's text window grows with their
+    number (up to ``max_window``): the process sends about as many text messages a second
+    for twenty streams as for one, each carrying more tokens. A token that arrives after a
+    pause is still sent at once, and :meth:`flush` (the end of a turn) sends what is queued
+    without waiting for a window.
+    """
+
+    def __init__(
+        self,
+        send: Callable[[Any], Awaitable[None]],
+        map_block: Callable[[dict[str, Any]], list[Any]] | None = None,
+        *,
+        window: float = TEXT_WINDOW,
+        max_window: float = MAX_TEXT_WINDOW,
+    ) -> None:
+        self._send = send
+        self._map_block = map_block
+        self._window = window
+        self._max_window = max(window, max_window)
+        self._queue: deque[Any] = deque()
+        self._wake = asyncio.Event()
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self._task: asyncio.Task[None] | None = None
+        self._broken = False
+        self._last_send = -math.inf  # never sent: a first token does not wait (the loop clock may start near 0)
+        self._hurry = False
+        """A :meth:`flush` is waiting: send without windows until the queue is empty."""
+        self._timer: asyncio.Future[None] | None = None
+
+    def put(self, update: Any) -> None:
+        """Queue an ACP session update (an ``acp.schema`` model)."""
+        if self._broken:
+            return
+        self._queue.append(update)
+        self._idle.clear()
+        self._wake.set()
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._run(), name="langacp.updates")
+
+    def put_block(self, block: dict[str, Any]) -> None:
+        """Queue a LangChain output content block, mapped to updates when it is sent.
+
+        A text (or reasoning) block joins the one at the end of the queue (not sent yet) when it
+        holds nothing but its text and the stream's ``index`` / ``id``: the first block's other
+        keys stay, the texts are joined (at most ~64 KB a message).
+        """
+        key = block.get("type")
+        if key != "text" and key != "reasoning":
+            self.put(_Block(block))
+            return
+        text = block.get(key)
+        if block.keys() <= _JOINABLE_KEYS[key] and self._join(key, str(text or "")):
+            return
+        if isinstance(text, str):
+            self.put(_Block(block, key, [text], len(text)))
+        else:
+            self.put(_Block(block))
+
+    def put_text(self, text: str) -> None:
+        """Queue streamed agent message text: ``put_block({"type": "text", "text": text})``, for each token."""
+        if not self._join("text", text):
+            self.put(_Block({"type": "text", "text": text}, "text", [text], len(text)))
+
+    def _join(self, key: str, text: str) -> bool:
+        """Join ``text`` to the unsent ``key`` block at the end of the queue, if there is one with room."""
+        queue = self._queue
+        if queue and not self._broken:
+            tail = queue[-1]
+            if tail.__class__ is _Block and tail.key == key and tail.size < _MAX_COALESCE:
+                tail.parts.append(text)
+                tail.size += len(text)
+                return True  # the sender is awake or waiting for its window, and sends the tail
+        return False
+
+    async def flush(self) -> None:
+        """Wait until every queued update has been written (sent now, without waiting for a window)."""
+        if self._idle.is_set():
+            return
+        self._hurry = True
+        if self._timer is not None and not self._timer.done():
+            self._timer.set_result(None)
+        await self._idle.wait()
+
+    async def aclose(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+            self._task = None
+
+    def _take(self) -> list[Any]:
+        """The next updates to send: one update, or the mapping of a (joined) content block."""
+        item = self._queue.popleft()
+        if item.__class__ is not _Block:
+            return [item]
+        block = item.block
+        if len(item.parts) > 1 and item.key is not None:
+            block = {**block, item.key: "".join(item.parts)}
+        return self._map_block(block) if self._map_block is not None else []
+
+    async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            await self._wake.wait()
+            # A busy session: let what follows gather (tokens into one message) for a window.
+            if self._queue and _joinable(self._queue[0]):
+                await self._gather(loop)
+            else:
+                await self._pause(self._window)
+            self._wake.clear()
+            while self._queue:
+                if len(self._queue) == 1 and _joinable(self._queue[0]) and len(self._queue[0].parts) == 1:
+                    # A token that arrived while the last message was written (a producer as fast
+                    # as the pipe): let the next ones join it, as after an idle pause.
+                    await self._gather(loop)
+                for update in self._take():
+                    try:
+                        await self._send(update)
+                    except (ConnectionError, RuntimeError) as exc:
+                        log.warning("client connection closed; dropping session updates (%s)", exc)
+                        self._broken = True
+                        self._queue.clear()
+                        break
+                    except Exception:
+                        log.exception("failed to send a session update")
+                self._last_send = loop.time()
+            self._hurry = False
+            self._idle.set()
+
+    async def _gather(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Let tokens join the queued text: one window, times the number of sessions streaming at once."""
+        others = _STREAMING.get(loop, 0)
+        _STREAMING[loop] = others + 1
+        try:
+            await self._pause(min(self._window * (1 + others), self._max_window))
+        finally:
+            _STREAMING[loop] -= 1
+
+    async def _pause(self, seconds: float) -> None:
+        """Wait until ``seconds`` after the last send; at once when a flush is waiting."""
+        loop = asyncio.get_running_loop()
+        delay = self._last_send + seconds - loop.time()
+        if delay <= 0 or self._hurry:
+            return
+        timer = self._timer = loop.create_future()
+        handle = loop.call_later(delay, _release, timer)
+        try:
+            await timer
+        finally:
+            handle.cancel()
+            self._timer = None
+
+
+def _joinable(item: Any) -> bool:
+    return item.__class__ is _Block and item.key is not None
+
+
+def _release(timer: asyncio.Future[None]) -> None:
+    if not timer.done():
+        timer.set_result(None)
+
+
+class _Block:
+    """A queued content block; a text or reasoning block's ``parts`` are its text and the texts joined to it."""
+
+    __slots__ = ("block", "key", "parts", "size")
+
+    def __init__(
+        self, block: dict[str, Any], key: str | None = None, parts: list[str] | None = None, size: int = 0
+    ) -> None:
+        self.block = block
+        self.key = key
+        """``"text"`` or ``"reasoning"`` (where the block's text is) when texts can join it, else ``None``."""
+        self.parts: list[str] = parts if parts is not None else []
+        self.size = size
+
+
+_JOINABLE_KEYS = {key: frozenset({"type", key, "index", "id"}) for key in ("text", "reasoning")}
+"""What a text or reasoning block may hold to join the queued one: its text, and the stream's ``index`` / ``id``."""

@@ -1,0 +1,84 @@
+"""The callback handler that tells a turn when a tool of the graph itself starts."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from typing import TYPE_CHECKING, Any
+
+from langchain_core.callbacks import BaseCallbackHandler
+
+if TYPE_CHECKING:
+    from langacp.bridge.turn import TurnReporter
+
+__all__ = ["ToolStarts"]
+
+
+class ToolStarts(BaseCallbackHandler):
+    """Reports a tool of the graph itself starting (``in_progress``) to a turn: the precompiled graph's
+    tool guard stand-in, listening to nothing else.
+
+    LangGraph's ``tools`` stream mode told the same through a handler that every callback event
+    of the run reaches, each streamed token included. This one is skipped by every event but a tool's
+    start (the ``ignore_*`` flags), and reports as that handler does: tools of the graph itself,
+    not of a graph run inside a node, nor tagged ``nostream``, and only those called with a tool
+    call id. A sync tool runs in a worker thread, whose callbacks run there: the report is then
+    handed to the event loop, where it lands before the tool's result.
+    """
+
+    run_inline = True
+    ignore_llm = True
+    ignore_chain = True
+    ignore_chat_model = True
+    ignore_retriever = True
+    ignore_retry = True
+    ignore_custom_event = True
+    # A tool's start is an "agent" event for LangChain: ignore_agent stays False.
+
+    def __init__(self, turn: TurnReporter) -> None:
+        self.turn = turn
+        self.loop = asyncio.get_running_loop()
+        self.thread = threading.get_ident()
+
+    def on_tool_start(
+        self,
+        serialized: dict[str, Any] | None,
+        input_str: str,
+        *,
+        run_id: Any,
+        parent_run_id: Any = None,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        inputs: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        call_id = kwargs.get("tool_call_id")
+        if not isinstance(call_id, str) or not call_id or not _own_task(metadata) or "nostream" in (tags or ()):
+            return
+        name = str((serialized or {}).get("name") or kwargs.get("name") or "tool")
+        args = inputs if isinstance(inputs, dict) else None
+        if threading.get_ident() == self.thread:
+            self.turn.tool_started(call_id, name, args)
+        else:
+            self.loop.call_soon_threadsafe(self.turn.tool_started, call_id, name, args)
+
+
+_PUSH = "__pregel_push"
+"""The first item of a LangGraph ``@task`` call's ``langgraph_path`` (``langgraph._internal._constants.PUSH``)."""
+
+
+def _own_task(metadata: dict[str, Any] | None) -> bool:
+    """The run is a task of the streamed graph itself, not of a graph run inside one of its nodes.
+
+    As LangGraph's stream handlers tell (``graph_namespace``): the checkpoint namespace holds a
+    segment per graph level (``node:id|inner:id``); a ``@task`` call nests one more under its caller.
+    """
+    if not metadata or not metadata.get("langgraph_checkpoint_ns"):
+        return bool(metadata)
+    depth = len(str(metadata["langgraph_checkpoint_ns"]).split("|"))
+    path = metadata.get("langgraph_path", ())
+    nested = 1
+    while isinstance(path, tuple) and len(path) == 4 and path[0] == _PUSH and path[-1] is True:
+        nested += 1
+        path = path[1]
+    return depth <= nested
