@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from langacp.config import ConfigFileError, load_table, project_config_path, read_config, user_config_path
+from langacp.config import ConfigFileError, project_config_path, read_config, user_config_path
+from langacp.trust import load_table
 
 
 @pytest.fixture

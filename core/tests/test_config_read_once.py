@@ -18,7 +18,7 @@ import pytest
 import langacp.trust
 from langacp.api import hookimpl, layers_for
 from langacp.plugins import Plugins
-from langacp.trust import STATE_KEY, ConfigLayers
+from langacp.trust import ConfigLayers, SessionLayers
 from langacp.types import SessionContext
 
 OLD = 30.0
@@ -62,7 +62,7 @@ class Seen:
 
     @hookimpl
     def langacp_session_created(self, session: SessionContext) -> None:
-        self.layers.append(session.state.get(STATE_KEY))
+        self.layers.append(session.scratch(SessionLayers).layers)
 
 
 async def opened(plugins: Plugins, cwd: Path) -> SessionContext:
@@ -127,7 +127,8 @@ async def test_a_file_changed_just_now_is_read_again(project: Path, reads: list[
 async def test_layers_a_session_already_has_are_kept(project: Path, reads: list[tuple[str, int]]) -> None:
     plugins = Plugins()
     given = ConfigLayers(user={"plans": {"builtin_tool": False}})
-    session = SessionContext(session_id="s", cwd=str(project), plugins=plugins, state={STATE_KEY: given})
+    session = SessionContext(session_id="s", cwd=str(project), plugins=plugins)
+    session.scratch(SessionLayers).layers = given
     await plugins.session_created(session)
     assert layers_for(session) is given and reads == []
 

@@ -1,4 +1,4 @@
-"""``SessionContext.real_roots``: the session's directories, resolved in open_layers' worker thread."""
+"""``await session.roots()``: the session's directories as real paths, resolved once off the event loop."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 from langacp.api import SessionPaths, hookimpl
 from langacp.plugins import Plugins
-from langacp.trust import STATE_KEY, ConfigLayers
+from langacp.trust import ConfigLayers, SessionLayers
 from langacp.types import SessionContext
 
 
@@ -25,16 +25,9 @@ def linked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]
     return tmp_path / "project", tmp_path / "extra"
 
 
-class Seen:
-    @hookimpl
-    def langacp_session_created(self, session: SessionContext) -> None:
-        self.roots = session.real_roots
-
-
-async def test_resolved_off_the_loop_before_the_first_hook(
-    linked: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    project, extra = linked
+@pytest.fixture
+def resolving(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The thread of every ``os.path.realpath`` call from here on."""
     threads: list[int] = []
     real = os.path.realpath
 
@@ -42,25 +35,50 @@ async def test_resolved_off_the_loop_before_the_first_hook(
         threads.append(threading.get_ident())
         return real(path, **kwargs)
 
-    plugins, seen = Plugins(), Seen()
+    monkeypatch.setattr(os.path, "realpath", counted)
+    return threads
+
+
+class Seen:
+    def __init__(self, resolving: list[int]) -> None:
+        self.resolving = resolving
+
+    @hookimpl
+    async def langacp_session_created(self, session: SessionContext) -> None:
+        before = len(self.resolving)
+        self.roots = await session.roots()
+        self.resolved_here = len(self.resolving) - before
+
+
+async def test_resolved_off_the_loop_before_the_first_hook(linked: tuple[Path, Path], resolving: list[int]) -> None:
+    project, extra = linked
+    expected = tuple(SessionPaths(str(project), [str(extra)]).roots)
+    resolving.clear()
+    plugins, seen = Plugins(), Seen(resolving)
     plugins.register(seen)
     session = SessionContext(session_id="s", cwd=str(project), additional_directories=[str(extra)], plugins=plugins)
-    assert session.real_roots is None
-    expected = tuple(SessionPaths(str(project), [str(extra)]).roots)
-    monkeypatch.setattr(os.path, "realpath", counted)
     await plugins.session_created(session)
-    assert threads and threading.get_ident() not in threads  # never on the event loop's thread
-    assert seen.roots == session.real_roots == expected
+    assert resolving and threading.get_ident() not in resolving  # never on the event loop's thread
+    assert seen.roots == expected and seen.resolved_here == 0  # the hook found them resolved
     assert expected == (str(project.resolve()), str(extra.resolve())) != (str(project), str(extra))
 
-    session.additional_directories.append(str(project.parent))  # not what was resolved: not claimed
-    assert session.real_roots is None
+    parent = str(project.parent.resolve())
+    resolving.clear()
+    assert await session.roots() == expected and resolving == []  # kept
+    session.additional_directories.append(str(project.parent))  # not what was resolved: resolved again
+    assert await session.roots() == (*expected, parent)
+    assert len(resolving) == 3 and threading.get_ident() not in resolving
 
 
-async def test_none_when_the_core_did_not_open_the_session(linked: tuple[Path, Path]) -> None:
+async def test_a_session_the_core_did_not_open_resolves_them_off_the_loop_once(
+    linked: tuple[Path, Path], resolving: list[int]
+) -> None:
     project, _ = linked
     plugins = Plugins()
-    given = ConfigLayers()
-    session = SessionContext(session_id="s", cwd=str(project), plugins=plugins, state={STATE_KEY: given})
+    session = SessionContext(session_id="s", cwd=str(project), plugins=plugins)
+    session.scratch(SessionLayers).layers = ConfigLayers()
     await plugins.session_created(session)  # the layers were given: open_layers makes no worker-thread call
-    assert session.real_roots is None
+    assert resolving == []
+    assert await session.roots() == await session.roots()
+    assert len(resolving) == 1 and threading.get_ident() not in resolving
+    assert await session.roots() == (str(project.resolve()),)

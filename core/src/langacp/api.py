@@ -8,19 +8,12 @@ lists each name; a test keeps the two in step. Cheap to import: no LangChain, no
 from __future__ import annotations
 
 from langacp import __version__ as __version__
-from langacp.config import (
-    PROJECT_FILE,
-    ConfigFileError,
-    load_table,
-    project_config_path,
-    read_config,
-    user_config_path,
-)
+from langacp.config import PROJECT_FILE, ConfigFileError, project_config_path, read_config, user_config_path
 from langacp.hookspecs import HOOK_NAMES, hookimpl
+from langacp.off_loop import run_off_loop
 from langacp.paths import PathError, PathOutsideError, SessionPaths, fd_path, is_inside
 from langacp.plugins import Plugins, hook_time_limit
 from langacp.processes import killpg, stop_group, unwatch_group, watch_group, watching_new_groups
-from langacp.running import pending_tool_calls
 from langacp.stores import (
     LEASE_SCHEMA,
     InvalidCursor,
@@ -38,7 +31,7 @@ from langacp.stores import (
 )
 from langacp.target import DriverTarget, SessionSetup, Target, TargetDriver, TargetError
 from langacp.tool_names import CHECK_KEY, left_out
-from langacp.trust import KIND_RISK, ConfigLayers, layers_for, load_layers, riskier
+from langacp.trust import KIND_RISK, ConfigLayers, layers_for, load_layers, load_table, riskier
 from langacp.types import (
     PermissionDecision,
     PermissionRule,
@@ -48,6 +41,7 @@ from langacp.types import (
     ToolCallInfo,
     TurnOutcome,
     model_call_messages,
+    pending_tool_calls,
 )
 
 __all__ = [
@@ -78,6 +72,7 @@ __all__ = [
     "TargetError",
     "ToolCallInfo",
     "TurnOutcome",
+    "__version__",
     "decode_cursor",
     "encode_cursor",
     "fd_path",
@@ -100,10 +95,10 @@ __all__ = [
     "read_config",
     "record_from_json",
     "riskier",
+    "run_off_loop",
     "stop_group",
     "unwatch_group",
     "user_config_path",
     "watch_group",
     "watching_new_groups",
 ]
-# ``__version__`` (langacp's version) is public too.

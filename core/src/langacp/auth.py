@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from langacp.config import user_config_path
+from langacp.providers import MODEL_ENV, PROVIDERS, provider_of
 
 __all__ = [
     "ENV_METHOD",
@@ -76,8 +77,6 @@ def model_key(model: str | None) -> ModelKey | None:
     """The key ``model`` needs, or ``None`` (no model, unknown provider, or a provider without keys)."""
     if not model:
         return None
-    from langacp.default_agent.models import PROVIDERS, provider_of
-
     provider = provider_of(model)
     spec = PROVIDERS.get(provider or "")
     if provider is None or spec is None or not spec.keys:
@@ -87,8 +86,6 @@ def model_key(model: str | None) -> ModelKey | None:
 
 def current_key() -> ModelKey | None:
     """The key the configured model (``LANGACP_MODEL``) needs, if any."""
-    from langacp.default_agent.models import MODEL_ENV
-
     return model_key(os.environ.get(MODEL_ENV))
 
 
@@ -214,8 +211,6 @@ def client_runs_terminal_auth(client_capabilities: Any) -> bool:
 
 def login_command() -> list[str]:
     """The absolute command that runs the login, for clients of the older ``_meta`` terminal auth."""
-    from langacp.default_agent.models import MODEL_ENV
-
     model = os.environ.get(MODEL_ENV, "")
     return [sys.executable, "-m", "langacp.cli", "login", *(["--model", model] if model else [])]
 

@@ -6,7 +6,7 @@
 
 A project file comes with the repository the user opened, so a plugin whose settings could
 loosen safety (permissions, starting MCP servers) must treat the two differently; plain
-preferences use :func:`load_table`, where the project's keys win.
+preferences use :func:`langacp.trust.load_table`, where the project's keys win.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-__all__ = ["PROJECT_FILE", "ConfigFileError", "load_table", "project_config_path", "read_config", "user_config_path"]
+__all__ = ["PROJECT_FILE", "ConfigFileError", "project_config_path", "read_config", "user_config_path"]
 
 log = logging.getLogger("langacp.config")
 
@@ -129,21 +129,3 @@ def _toml_message(path: Path, message: str) -> str:
             return f"{path}: {message[: match_end.start()]} (at the end of the file)"
         return f"{path}: {message}"
     return f"{path}:{match.group(1)}:{match.group(2)}: {message[: match.start()]}"
-
-
-def load_table(name: str, cwd: str) -> dict[str, Any]:
-    """The ``[name]`` table merged over the user file and the project file (the project's keys win).
-
-    A dotted ``name`` (``"tools.kinds"``) names a sub-table. The project's part is what
-    :mod:`langacp.trust` lets a project set (nothing that loosens, unless the user trusts the
-    project). A file that cannot be read, or a value that is not a table, is logged on stderr
-    and skipped. Reads both files now (blocking): in a session's hooks, read
-    ``layers_for(session).merged(name)`` instead (read once per session, off the event loop).
-    """
-    from langacp.trust import load_layers
-
-    layers = load_layers(cwd)
-    for error in (layers.user_error, layers.project_error):
-        if error is not None:
-            log.warning("langacp: ignoring config file %s", error)
-    return layers.merged(name)

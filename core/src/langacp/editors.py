@@ -118,7 +118,7 @@ def uvx_package(model: str | None = None) -> str:
     """``langacp[all]==VERSION``, with the extra that installs ``model``'s provider package when langacp knows it."""
     extras = ["all"]
     if model:
-        from langacp.default_agent.models import PROVIDERS, provider_of
+        from langacp.providers import PROVIDERS, provider_of
 
         provider = PROVIDERS.get(provider_of(model) or "")
         if provider is not None and provider.extra:

@@ -20,6 +20,8 @@ from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import ToolMessage
 from langgraph.errors import GraphBubbleUp
 
+from langacp.bridge.turn import TurnReporter
+from langacp.off_loop import run_off_loop
 from langacp.running import running_turn
 from langacp.tool_names import CHECK_KEY
 from langacp.types import PromptCancelled, SessionContext, ToolCallInfo
@@ -61,7 +63,8 @@ class ToolGuardMiddleware(AgentMiddleware):  # type: ignore[type-arg]
         handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command[Any]]],
     ) -> ToolMessage | Command[Any]:
         call = ToolCallInfo.from_tool_call(request.tool_call)
-        runner = running_turn(self.session)
+        turn = running_turn(self.session)
+        runner = turn if isinstance(turn, TurnReporter) else None
         if runner is not None:
             # The turn knows the call's arguments from here on, whether or not the graph's stream
             # has told it yet: a cancel during the checks below still shows them.
@@ -90,7 +93,7 @@ async def tool_check(call: ToolCallInfo, tool: Any) -> str | None:
         if inspect.iscoroutinefunction(check):
             result = await asyncio.wait_for(check(dict(call.args)), CHECK_TIMEOUT)
         else:
-            result = await asyncio.wait_for(asyncio.to_thread(check, dict(call.args)), CHECK_TIMEOUT)
+            result = await run_off_loop(check, CHECK_TIMEOUT, dict(call.args))
     except TimeoutError:
         return f"checking its arguments took longer than {CHECK_TIMEOUT:g} s"
     except Exception as exc:  # noqa: BLE001 - a failing check refuses the call, it never lets it through

@@ -73,7 +73,7 @@ class SessionPaths:
     def __init__(
         self, cwd: str, additional_directories: Sequence[str] = (), *, roots: Sequence[str] | None = None
     ) -> None:
-        """``roots``: the directories' real paths when already resolved (``SessionContext.real_roots``);
+        """``roots``: the directories' real paths when already resolved (``await session.roots()``);
         without it they are resolved here (``realpath``: it touches the file system)."""
         self.cwd = Path(cwd)
         self.roots = list(roots) if roots is not None else [os.path.realpath(d) for d in (cwd, *additional_directories)]

@@ -1,42 +1,53 @@
 """The running turn of a session, passed explicitly in a context variable (never through shared state).
 
 The server sets it for the task that runs a prompt, the library (:mod:`langacp.lib`) when a turn
-starts; the tool guard, the library middleware and :func:`pending_tool_calls` read it. LangGraph
-runs nodes in copies of the caller's context, so it is visible inside the graph.
+starts; the tool guard, the library middleware, ``SessionContext.request_permission`` and
+``pending_tool_calls`` read it. LangGraph runs nodes in copies of the caller's context, so it is
+visible inside the graph. This module imports nothing of langacp: the turn is described by
+:class:`Turn` (the bridge's ``TurnReporter`` is one).
 """
 
 from __future__ import annotations
 
 from contextvars import ContextVar, Token
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from langacp.bridge.turn import TurnReporter
-    from langacp.types import SessionContext, ToolCallInfo
-
-__all__ = ["enter_turn", "pending_tool_calls", "running_session", "running_turn"]
-
-_CURRENT: ContextVar[TurnReporter | None] = ContextVar("langacp_running_turn", default=None)
+__all__ = ["Turn", "enter_turn", "running_session", "running_turn"]
 
 
-def enter_turn(reporter: TurnReporter) -> Token[TurnReporter | None]:
-    """Make ``reporter`` the running turn of this task (and of the graph it runs)."""
-    return _CURRENT.set(reporter)
+class Turn(Protocol):
+    """What the code running inside a turn may ask of it."""
+
+    @property
+    def session(self) -> Any:
+        """The session (``SessionContext``) whose turn it is."""
+
+    @property
+    def sink(self) -> Any:
+        """The session's outbox (``await sink.flush()`` sends what is queued)."""
+
+    def show_arguments(self, call_id: str | None = None, args: dict[str, Any] | None = None) -> None:
+        """Queue the held arguments of tool call ``call_id`` (``args``: as the tool guard saw them)."""
+
+    def pending_calls(self) -> list[Any]:
+        """Tool calls (``ToolCallInfo``) the client was shown and that have not started, in order."""
 
 
-def running_turn(session: SessionContext) -> TurnReporter | None:
-    """The reporter of ``session``'s running turn, if this task runs one."""
-    reporter = _CURRENT.get()
-    return reporter if reporter is not None and reporter.session is session else None
+_CURRENT: ContextVar[Turn | None] = ContextVar("langacp_running_turn", default=None)
 
 
-def running_session() -> SessionContext | None:
-    """The session whose turn this task runs, if any."""
-    reporter = _CURRENT.get()
-    return reporter.session if reporter is not None else None
+def enter_turn(turn: Turn) -> Token[Turn | None]:
+    """Make ``turn`` the running turn of this task (and of the graph it runs)."""
+    return _CURRENT.set(turn)
 
 
-def pending_tool_calls(session: SessionContext) -> list[ToolCallInfo]:
-    """Tool calls of ``session``'s running turn the client was shown and that have not started, in order."""
-    reporter = running_turn(session)
-    return reporter.pending_calls() if reporter is not None else []
+def running_turn(session: object) -> Turn | None:
+    """The running turn of ``session``, if this task runs one."""
+    turn = _CURRENT.get()
+    return turn if turn is not None and turn.session is session else None
+
+
+def running_session() -> Any:
+    """The session (``SessionContext``) whose turn this task runs, if any."""
+    turn = _CURRENT.get()
+    return turn.session if turn is not None else None

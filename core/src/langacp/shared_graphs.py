@@ -98,7 +98,7 @@ class _Bound:
 
 def _parts(token: int) -> _Parts:
     session = running_session()
-    parts = session.scratch(_Bound).by_graph.get(token) if session is not None else None
+    parts: _Parts | None = session.scratch(_Bound).by_graph.get(token) if session is not None else None
     if parts is None:
         raise RuntimeError(
             "langacp: a graph shared by the sessions of one configuration ran outside a session's turn, "

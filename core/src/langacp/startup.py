@@ -196,7 +196,7 @@ def check_model(model: str | None, *, key_required: bool = False) -> list[Proble
         print(f"langacp: {exc}. Until then sessions answer 'authentication required'.", file=sys.stderr)
     except ModelError as exc:
         return [Problem(str(exc))]  # its message ends with what to install or set
-    from langacp.default_agent.models import PROVIDERS, provider_of
+    from langacp.providers import PROVIDERS, provider_of
 
     provider = provider_of(model)
     if provider is not None and provider not in PROVIDERS:
@@ -231,7 +231,7 @@ def _unknown_provider(model: str, provider: str) -> str | None:
 
 
 def _looks_known(model: str) -> bool:
-    from langacp.default_agent.models import provider_of
+    from langacp.providers import provider_of
 
     return provider_of(model) is not None
 

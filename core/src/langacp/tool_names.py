@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from langacp.types import SessionContext
 
-__all__ = ["CHECK_KEY", "LEFT_OUT_KEY", "left_out", "merge_tools", "origin_of"]
+__all__ = ["CHECK_KEY", "LeftOut", "left_out", "merge_tools", "origin_of"]
 
 log = logging.getLogger("langacp")
 
@@ -23,8 +24,13 @@ CHECK_KEY = "langacp_check"
 runs before the permission policy (``langacp.middleware``): a callable given the arguments,
 returning why the call cannot run, or ``None``."""
 
-LEFT_OUT_KEY = "langacp.left_out_tools"
-"""``SessionContext.state`` key: the plugin tools left out of the session's agent (a list)."""
+
+@dataclass
+class LeftOut:
+    """The plugin tools left out of a session's agent (``session.scratch(LeftOut)``)."""
+
+    tools: list[Any] = field(default_factory=list)
+
 
 _warned: set[tuple[str, str, str]] = set()
 
@@ -47,8 +53,8 @@ def merge_tools(own: Sequence[Any], contributed: Sequence[Any], session: Session
     """``own`` tools, then the ``contributed`` (plugins') tools whose name is still free.
 
     A plugin tool of a name already taken (by one of ``own``, or an earlier plugin tool) is
-    left out with one warning naming both; ``session`` (when given) records it under
-    :data:`LEFT_OUT_KEY` so the plugin can tell its tool is not the one that runs.
+    left out with one warning naming both; ``session`` (when given) records it (:class:`LeftOut`)
+    so the plugin can tell its tool is not the one that runs.
     """
     merged = list(own)
     taken: dict[str, Any] = {}
@@ -80,10 +86,10 @@ def merge_tools(own: Sequence[Any], contributed: Sequence[Any], session: Session
                 origin_of(kept),
             )
     if session is not None:
-        session.state[LEFT_OUT_KEY] = dropped
+        session.scratch(LeftOut).tools = dropped
     return merged
 
 
 def left_out(session: SessionContext, tool: Any) -> bool:
     """Whether ``tool`` (a plugin's) was left out of the session's agent because its name was taken."""
-    return any(t is tool for t in session.state.get(LEFT_OUT_KEY, ()))
+    return any(t is tool for t in session.scratch(LeftOut).tools)

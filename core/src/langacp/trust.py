@@ -23,7 +23,6 @@ project file directly.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 import time
@@ -32,24 +31,24 @@ from pathlib import Path
 from typing import Any
 
 from langacp.config import ConfigFileError, project_config_path, read_config, user_config_path
+from langacp.off_loop import run_off_loop
+from langacp.roots import SessionRoots, real_paths
 from langacp.types import SessionContext
 
 __all__ = [
     "KIND_RISK",
-    "STATE_KEY",
     "USER_ONLY",
     "ConfigLayers",
+    "SessionLayers",
     "layers_for",
     "load_layers",
+    "load_table",
     "open_layers",
     "project_kind",
     "riskier",
 ]
 
 log = logging.getLogger("langacp.config")
-
-STATE_KEY = "langacp.config"
-"""``SessionContext.state`` key of the session's :class:`ConfigLayers`."""
 
 USER_ONLY = frozenset(
     {
@@ -215,16 +214,41 @@ def load_layers(cwd: str) -> ConfigLayers:
     return layers
 
 
+@dataclass
+class SessionLayers:
+    """A session's configuration layers (``session.scratch(SessionLayers)``), once in place."""
+
+    layers: ConfigLayers | None = None
+    pins_warned: set[str] = field(default_factory=set)
+    """The tools whose less risky project pin was logged already (:func:`project_kind`)."""
+
+
+def load_table(name: str, cwd: str) -> dict[str, Any]:
+    """The ``[name]`` table merged over the user file and the project file (the project's keys win).
+
+    A dotted ``name`` (``"tools.kinds"``) names a sub-table. The project's part is what
+    :mod:`langacp.trust` lets a project set (nothing that loosens, unless the user trusts the
+    project). A file that cannot be read, or a value that is not a table, is logged on stderr
+    and skipped. Reads both files now (blocking): in a session's hooks, read
+    ``layers_for(session).merged(name)`` instead (read once per session, off the event loop).
+    """
+    layers = load_layers(cwd)
+    for error in (layers.user_error, layers.project_error):
+        if error is not None:
+            log.warning("langacp: ignoring config file %s", error)
+    return layers.merged(name)
+
+
 def layers_for(session: SessionContext) -> ConfigLayers:
     """The session's configuration layers, read once (see :func:`load_layers`).
 
     In place before any plugin's ``langacp_session_created`` / ``langacp_session_loaded``
     (:func:`open_layers`); read here, blocking, only for a session that was never opened.
     """
-    layers = session.state.get(STATE_KEY)
-    if not isinstance(layers, ConfigLayers):
-        layers = session.state[STATE_KEY] = load_layers(session.cwd)
-    return layers
+    mine = session.scratch(SessionLayers)
+    if mine.layers is None:
+        mine.layers = load_layers(session.cwd)
+    return mine.layers
 
 
 READ_TIMEOUT = 10.0
@@ -270,9 +294,9 @@ def _kept_or_read(
 
 
 def _real(directories: tuple[str, ...]) -> tuple[str, ...] | None:
-    """Each of ``directories`` as a real path (``SessionContext.real_roots``); ``None`` if one cannot be resolved."""
+    """Each of ``directories`` as a real path (``session.roots()``); ``None`` if one cannot be resolved."""
     try:
-        return tuple(os.path.realpath(d) for d in directories)
+        return real_paths(directories)
     except (OSError, ValueError):
         return None
 
@@ -285,30 +309,30 @@ def _open(
 
 
 async def open_layers(session: SessionContext) -> ConfigLayers:
-    """Put the session's configuration layers in place (``session.state``), before its plugins' session hooks.
+    """Put the session's configuration layers in place (:class:`SessionLayers`), before its plugins' session hooks.
 
     The files are looked at in a worker thread (a hung file system holds up this session only).
     Sessions of a working directory whose files did not change since (the same device, inode,
     size and times: two ``stat`` calls) share the layers read for an earlier one; a changed file
     is read again for the next session. The same worker-thread call resolves the session's
-    directories (``SessionContext.real_roots``), so the plugins' session hooks need no hop of their own.
+    directories (``await session.roots()``), so the plugins' session hooks need no hop of their own.
     """
-    given = session.state.get(STATE_KEY)
-    if isinstance(given, ConfigLayers):
-        return given
+    mine = session.scratch(SessionLayers)
+    if mine.layers is not None:
+        return mine.layers
     layers: ConfigLayers
     user, project = user_config_path(), project_config_path(session.cwd)
     key = (session.cwd, user)
     known = _READ.get(key)
     directories = (session.cwd, *session.additional_directories)
     try:
-        fresh, roots = await asyncio.wait_for(asyncio.to_thread(_open, directories, user, project, known), READ_TIMEOUT)
+        fresh, roots = await run_off_loop(_open, READ_TIMEOUT, directories, user, project, known)
     except TimeoutError:
         log.error("langacp: reading the configuration files of %s took too long; using none", session.cwd)
         layers = ConfigLayers(user_error="the configuration files could not be read in time")
     else:
         if roots is not None:
-            session._resolved(directories, roots)
+            session.scratch(SessionRoots).keep(directories, roots)
         if fresh is not None:
             signature, read_at, layers = fresh
             _READ.pop(key, None)
@@ -318,8 +342,9 @@ async def open_layers(session: SessionContext) -> ConfigLayers:
                     _READ.pop(next(iter(_READ)))
         elif known is not None:  # the files did not change
             layers = known[1]
-    kept: ConfigLayers = session.state.setdefault(STATE_KEY, layers)
-    return kept
+    if mine.layers is None:  # (another call may have put them in place meanwhile)
+        mine.layers = layers
+    return mine.layers
 
 
 def project_kind(name: str, kind: str, session: SessionContext) -> str:
@@ -329,7 +354,7 @@ def project_kind(name: str, kind: str, session: SessionContext) -> str:
         return kind
     if riskier(pinned, kind):
         return pinned
-    warned: set[str] = session.state.setdefault("langacp.config.pins_warned", set())
+    warned = session.scratch(SessionLayers).pins_warned
     if name not in warned:
         warned.add(name)
         log.warning(

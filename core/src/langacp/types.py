@@ -1,7 +1,9 @@
-"""Plain data types passed to hooks.
+"""The types hooks receive: plain data, and the session (its data and the services it offers).
 
-Kept free of LangChain and ACP imports at runtime so that loading plugins (done before
-``initialize`` is answered) stays cheap.
+The bottom of the core: it imports only the leaf modules under it (:mod:`langacp.running`,
+:mod:`langacp.roots`, :mod:`langacp.session_data`), never the plugin manager or the bridge. Kept free
+of LangChain and ACP imports at runtime so that loading plugins (done before ``initialize`` is
+answered) stays cheap.
 """
 
 from __future__ import annotations
@@ -11,10 +13,12 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
+from langacp.roots import SessionRoots
+from langacp.running import running_turn
+from langacp.session_data import data_name, dump_data, load_data
+
 if TYPE_CHECKING:
     from acp.schema import ClientCapabilities, Implementation
-
-    from langacp.plugins import Plugins
 
 __all__ = [
     "PermissionDecision",
@@ -25,6 +29,7 @@ __all__ = [
     "ToolCallInfo",
     "TurnOutcome",
     "model_call_messages",
+    "pending_tool_calls",
 ]
 
 M = TypeVar("M")
@@ -111,12 +116,15 @@ class PromptCancelled(Exception):
 class SessionContext:
     """What langacp knows about one ACP session; handed to every session-scoped hook.
 
-    A plugin keeps what it needs with the session through two typed helpers: :meth:`data`
-    (saved with the session, restored on ``session/load``) and :meth:`scratch` (live objects
-    of this process). ``send_update`` sends one ``session/update`` for this session (an ACP
-    update model from ``acp.schema``).
+    Two parts: the session's **data**, which hooks read (ids, directories, MCP servers, the
+    client's capabilities, mode, title, and what a plugin keeps with the session through two
+    typed helpers: :meth:`data`, saved with the session and restored on ``session/load``, and
+    :meth:`scratch`, live objects of this process); and the **services** the core gives it to
+    call (:meth:`roots`, :meth:`request_permission`, ``send_update``, ``client``, ``plugins``,
+    ``graph``, ``new_thread``), set up by the core when it opens the session.
     """
 
+    # -- the session's data --
     session_id: str
     cwd: str
     additional_directories: list[str] = field(default_factory=list)
@@ -129,40 +137,27 @@ class SessionContext:
     title: str | None = None
     """The session's title (``session/list`` shows it); a plugin may set it, the core saves it."""
     state: dict[str, Any] = field(default_factory=dict)
-    """Untyped scratch space, kept for older plugins: prefer :meth:`scratch`."""
+    """An untyped dict for plugins written before :meth:`scratch` (still supported; the core does
+    not use it): prefer :meth:`scratch`, whose class key two plugins never share by accident."""
+    stored: dict[str, Any] = field(default_factory=dict, repr=False)
+    """The saved plugin data as the store holds it (JSON by owner name); the core's, read :meth:`data`."""
+
+    # -- the services the core set up --
     send_update: Callable[[Any], Awaitable[None]] | None = None
+    """Send one ``session/update`` for this session (an ACP update model from ``acp.schema``)."""
     client: Any = None
-    """The SDK's connection to the client (``acp.Client``): permission requests, fs, terminal."""
-    plugins: Plugins | None = None
-    """The loaded plugins, so a hook can ask the other mappers (``plugins.describe_tool(...)``)."""
+    """The SDK's connection to the client (``acp.Client``): fs, terminal; ask through :meth:`request_permission`."""
+    plugins: Any = None
+    """The loaded plugins (a ``langacp.api.Plugins``), so a hook can ask the other mappers
+    (``plugins.describe_tool(...)``)."""
     graph: Any = None
     """The session's compiled graph, once built (e.g. to list its tools); ``None`` before."""
     new_thread: Callable[[], Awaitable[None]] | None = None
     """Start a fresh conversation thread for this session (what ``/clear`` does): the model no
     longer sees the earlier messages; the session, its settings and its old thread are kept."""
-    stored: dict[str, Any] = field(default_factory=dict, repr=False)
-    """The saved plugin data as the store holds it (JSON by owner name); the core's, read :meth:`data`."""
+
     _data: dict[str, Any] = field(default_factory=dict, repr=False, init=False)
     _scratch: dict[type[Any], Any] = field(default_factory=dict, repr=False, init=False)
-    _roots: tuple[tuple[str, ...], tuple[str, ...]] | None = field(default=None, repr=False, init=False)
-
-    @property
-    def real_roots(self) -> tuple[str, ...] | None:
-        """``cwd`` then each of ``additional_directories`` as a real path (``os.path.realpath``), or ``None``.
-
-        The core resolves them in the worker thread that reads the session's configuration, before
-        the plugins' ``langacp_session_created`` / ``langacp_session_loaded`` hooks: a plugin reads
-        them here instead of touching the file system on the event loop. ``None`` when the core has
-        not resolved them (the file system did not answer in time, or the session was not opened by
-        the core) or the directories changed since: then resolve them yourself, in a worker thread.
-        """
-        if self._roots is None or self._roots[0] != (self.cwd, *self.additional_directories):
-            return None
-        return self._roots[1]
-
-    def _resolved(self, given: tuple[str, ...], roots: tuple[str, ...]) -> None:
-        """Keep ``roots``, the real paths of the directories ``given`` (the core's; see :attr:`real_roots`)."""
-        self._roots = (given, roots)
 
     def data(self, model: type[M], name: str | None = None) -> M:
         """This session's ``model`` data, saved with the session under ``name``.
@@ -173,8 +168,6 @@ class SessionContext:
         prompt, mode or config change and command). ``name`` defaults to the model's top-level
         package without ``langacp_`` (``langacp_modes`` → ``"modes"``).
         """
-        from langacp.session_data import data_name, load_data
-
         key = name or data_name(model)
         found = self._data.get(key)
         if found is None:
@@ -192,6 +185,23 @@ class SessionContext:
         if found is None:
             found = self._scratch[model] = factory() if factory is not None else model()
         return found  # type: ignore[no-any-return]
+
+    def saved_data(self) -> dict[str, Any]:
+        """``stored`` with the current value of every :meth:`data` object: what the core saves."""
+        for key, value in self._data.items():
+            self.stored[key] = dump_data(value)
+        return self.stored
+
+    # -- the services --
+    async def roots(self) -> tuple[str, ...]:
+        """``cwd`` then each of ``additional_directories`` as a real path (``os.path.realpath``).
+
+        Resolved once, off the event loop, and kept: the core resolves them when it opens the
+        session (with its configuration files, before the plugins' session hooks), so this
+        normally returns at once; otherwise (directories changed, a session the core did not
+        open) they are resolved now in a worker thread, and kept.
+        """
+        return await self.scratch(SessionRoots).resolve((self.cwd, *self.additional_directories))
 
     async def request_permission(self, tool_call: Any, options: Sequence[Any]) -> str:
         """Ask the client about ``tool_call`` (``session/request_permission``); the ``option_id`` chosen.
@@ -216,26 +226,24 @@ class SessionContext:
             raise ValueError(f"not an answer to a permission request: {response!r:.200}")
         return chosen
 
+    # (issue 30: ``elicit``, asking the user for structured input, is the next service here.)
+
     async def _show_call(self, tool_call: Any) -> None:
         """Before asking about ``tool_call``: its held arguments, then every queued update of the turn, sent."""
-        from langacp.running import running_turn
-
-        reporter = running_turn(self)
-        if reporter is None:
+        turn = running_turn(self)
+        if turn is None:
             return
         call_id = getattr(tool_call, "tool_call_id", None)
         raw_input = getattr(tool_call, "raw_input", None)
         if isinstance(call_id, str):
-            reporter.show_arguments(call_id, raw_input if isinstance(raw_input, dict) else None)
-        await reporter.sink.flush()
+            turn.show_arguments(call_id, raw_input if isinstance(raw_input, dict) else None)
+        await turn.sink.flush()
 
-    def saved_data(self) -> dict[str, Any]:
-        """``stored`` with the current value of every :meth:`data` object: what the core saves."""
-        from langacp.session_data import dump_data
 
-        for key, value in self._data.items():
-            self.stored[key] = dump_data(value)
-        return self.stored
+def pending_tool_calls(session: SessionContext) -> list[ToolCallInfo]:
+    """Tool calls of ``session``'s running turn the client was shown and that have not started, in order."""
+    turn = running_turn(session)
+    return list(turn.pending_calls()) if turn is not None else []
 
 
 @dataclass(frozen=True)

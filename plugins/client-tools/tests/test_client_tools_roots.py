@@ -1,4 +1,4 @@
-"""The session's directories: the core's ``session.real_roots`` when it resolved them, else one worker-thread call."""
+"""``await session.roots()``: the directories the core resolved, else one worker-thread call."""
 
 from __future__ import annotations
 

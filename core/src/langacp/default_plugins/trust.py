@@ -12,15 +12,15 @@ import logging
 from collections.abc import Awaitable
 
 from langacp.hookspecs import hookimpl
-from langacp.trust import STATE_KEY, ConfigLayers, open_layers
+from langacp.trust import SessionLayers, open_layers
 from langacp.types import SessionContext
 
 log = logging.getLogger("langacp.config")
 
 
 def _open(session: SessionContext) -> Awaitable[None] | None:
-    layers = session.state.get(STATE_KEY)  # in place already when the core calls the hook
-    if isinstance(layers, ConfigLayers) and not layers.notices:
+    layers = session.scratch(SessionLayers).layers  # in place already when the core calls the hook
+    if layers is not None and not layers.notices:
         return None  # nothing to tell: no coroutine, no time limit to set up for every session
     return _tell(session)
 

@@ -11,7 +11,6 @@ session's directories, and a FIFO, device or socket is refused, never waited on.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import stat
 from collections.abc import Callable
@@ -19,7 +18,7 @@ from typing import Any, TypeVar
 
 from langchain_core.tools import ToolException
 
-from langacp.api import PathError, SessionContext, SessionPaths
+from langacp.api import PathError, SessionContext, SessionPaths, run_off_loop
 from langacp_client_tools.access import ClientAccess, Target, locate
 from langacp_client_tools.settings import Settings
 
@@ -233,7 +232,7 @@ class FileOps:
 async def off_loop(func: Callable[..., T], *args: Any) -> T:
     """``func(*args)`` in a worker thread, given up after :data:`IO_TIMEOUT` (the thread is left to finish)."""
     try:
-        return await asyncio.wait_for(asyncio.to_thread(func, *args), IO_TIMEOUT)
+        return await run_off_loop(func, IO_TIMEOUT, *args)
     except TimeoutError:
         raise ToolException(f"the file system did not answer within {IO_TIMEOUT:g} s") from None
 

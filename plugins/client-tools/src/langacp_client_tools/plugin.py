@@ -38,24 +38,14 @@ def _held(session: SessionContext) -> ClientTools | None:
 
 
 async def _of(session: SessionContext) -> ClientTools:
-    """The session's tools, made on first use.
-
-    The session's directories as the core resolved them (``session.real_roots``); when it has
-    not, they are resolved (``realpath``) in a worker thread: a working directory on a hung file
-    system holds up this session's opening, not the other sessions.
-    """
+    """The session's tools, made on first use, confined to its directories (``await session.roots()``)."""
     held = session.scratch(_Held)
     if held.tools is None:
-        import asyncio
-
         from langacp.api import SessionPaths
         from langacp_client_tools.tools import ClientTools
 
-        roots = session.real_roots
-        if roots is not None:
-            paths = SessionPaths(session.cwd, session.additional_directories, roots=roots)
-        else:
-            paths = await asyncio.to_thread(SessionPaths, session.cwd, session.additional_directories)
+        roots = await session.roots()
+        paths = SessionPaths(session.cwd, session.additional_directories, roots=roots)
         if held.tools is None:
             held.tools = ClientTools(session, paths=paths)
     return held.tools

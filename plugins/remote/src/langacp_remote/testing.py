@@ -110,8 +110,9 @@ class LangGraphDevServer:
 
 def serve_remote_command(url: str, graph: str, *args: str, plugins: Sequence[str] = ()) -> list[str]:
     """The command line of ``langacp serve --remote URL GRAPH`` with ``plugins`` enabled by name."""
-    enable = [arg for name in plugins for arg in ("-p", name)]
-    return [sys.executable, "-m", "langacp.cli", "serve", "--remote", url, graph, *enable, *args]
+    from langacp.testing.harness import serve_command
+
+    return serve_command(graph, "--remote", url, *args, plugins=plugins)
 
 
 @asynccontextmanager

@@ -11,7 +11,6 @@ the ``langacp_tool_finished`` hook reads its new text (:func:`capture_after`) fo
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 from collections.abc import Awaitable, Callable
@@ -19,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from langchain.agents.middleware import AgentMiddleware
 
-from langacp.api import SessionContext, ToolCallInfo, model_call_messages
+from langacp.api import SessionContext, ToolCallInfo, model_call_messages, run_off_loop
 from langacp_tools.diffs import capture_before, read_after, state
 from langacp_tools.kinds import kind_of
 from langacp_tools.paths import absolute, iter_paths
@@ -71,7 +70,7 @@ class DiffCapture(AgentMiddleware):  # type: ignore[type-arg]
         if not paths:
             return
         try:
-            found = await asyncio.wait_for(asyncio.to_thread(_directories, paths), READ_TIMEOUT)
+            found = await run_off_loop(_directories, READ_TIMEOUT, paths)
         except TimeoutError:
             log.warning("langacp-tools: the file system did not say in time which paths are directories")
             return
@@ -82,7 +81,7 @@ async def capture(call: ToolCallInfo, session: SessionContext) -> None:
     """Read and remember the old text of the file edit ``call`` changes, in a worker thread."""
     state(session).tried.add(call.tool_call_id)  # timed out or not, never read again on the event loop
     try:
-        await asyncio.wait_for(asyncio.to_thread(capture_before, call, session), READ_TIMEOUT)
+        await run_off_loop(capture_before, READ_TIMEOUT, call, session)
     except TimeoutError:
         log.warning("langacp-tools: reading the file of %s for its diff took too long; no diff", call.name)
 
@@ -90,7 +89,7 @@ async def capture(call: ToolCallInfo, session: SessionContext) -> None:
 async def capture_after(call: ToolCallInfo, session: SessionContext) -> None:
     """Read and remember the new text of the file edit ``call`` changed, in a worker thread."""
     try:
-        after = await asyncio.wait_for(asyncio.to_thread(read_after, call, session), READ_TIMEOUT)
+        after = await run_off_loop(read_after, READ_TIMEOUT, call, session)
     except TimeoutError:
         log.warning("langacp-tools: reading the file of %s after it ran took too long; no diff", call.name)
         after = None

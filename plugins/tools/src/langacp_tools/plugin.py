@@ -33,15 +33,11 @@ def _kind(call: ToolCallInfo, session: SessionContext) -> Kind:
 
 
 async def _opened(session: SessionContext) -> None:
-    """The session's pins, and its directories as the core resolved them (``session.real_roots``),
-    else resolved here in a worker thread (never on the event loop)."""
-    import asyncio
-
+    """The session's pins, and its directories as real paths (``await session.roots()``)."""
     _pins(session)
     mine = diffs.state(session)
     if mine.roots is None:
-        roots = session.real_roots
-        mine.roots = list(roots) if roots is not None else await asyncio.to_thread(diffs.real_roots, session)
+        mine.roots = list(await session.roots())
 
 
 @hookimpl

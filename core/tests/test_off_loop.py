@@ -1,0 +1,31 @@
+"""``run_off_loop``: blocking work in a worker thread, given up (not waited for) after its time limit."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+
+import pytest
+
+from langacp.api import run_off_loop
+
+
+async def test_runs_in_a_worker_thread_and_returns_its_result() -> None:
+    assert await run_off_loop(threading.get_ident, 5.0) != threading.get_ident()
+    assert await run_off_loop(divmod, None, 7, 2) == (3, 1)
+
+
+async def test_a_call_over_its_limit_raises_and_the_loop_goes_on() -> None:
+    release = threading.Event()
+    started = time.monotonic()
+    with pytest.raises(TimeoutError):
+        await run_off_loop(release.wait, 0.2, 30.0)
+    assert time.monotonic() - started < 5.0
+    assert await asyncio.wait_for(asyncio.sleep(0, "still serving"), 1.0) == "still serving"
+    release.set()
+
+
+async def test_an_exception_in_the_call_is_raised_to_the_caller() -> None:
+    with pytest.raises(ZeroDivisionError):
+        await run_off_loop(divmod, 1.0, 1, 0)
