@@ -72,7 +72,7 @@ def plugin(session: nox.Session, plugin: str) -> None:
 @nox.session(python="3.11")
 def lint(session: nox.Session) -> None:
     """ruff (lint and formatting), commit subjects, import-linter (the core's layers; plugins use only langacp.api)."""
-    session.install("ruff>=0.6", "import-linter>=2.1")
+    session.install("ruff>=0.6", "import-linter>=2.17")  # layers with exhaustive, acyclic_siblings
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
     session.run("python", "scripts/check_commit_subjects.py")  # CONTRIBUTING.md: subjects of at most 72 characters

@@ -76,3 +76,16 @@ def test_the_contracts_forbid_every_internal_module() -> None:
         if (p.suffix == ".py" and not p.name.startswith("__")) or (p / "__init__.py").exists()
     }
     assert set(contract["forbidden_modules"]) == internal - {f"langacp.{m}" for m in PUBLIC_MODULES}  # type: ignore[arg-type]
+
+
+def test_the_layers_name_every_core_module_once() -> None:
+    """The core's ``layers`` contract is exhaustive (lint-imports fails on a module left out); here too."""
+    _roots, contracts = _contracts()
+    [contract] = [c for c in contracts if c["type"] == "layers" and c.get("containers") == ["langacp"]]
+    assert contract["exhaustive"] is True
+    named = [m.strip() for layer in contract["layers"] for m in str(layer).split("|")]  # type: ignore[attr-defined]
+    package = ROOT / "core" / "src" / "langacp"
+    children = {p.stem for p in package.iterdir() if p.suffix == ".py" and p.name != "__init__.py"}
+    children |= {p.name for p in package.iterdir() if (p / "__init__.py").exists()}
+    assert sorted(named) == sorted(children)
+    assert named.index("types") > named.index("hookspecs") > named.index("plugins") > named.index("bridge")
