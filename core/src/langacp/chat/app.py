@@ -206,7 +206,7 @@ class Chat:
 
     def _show_prompt(self, text: str) -> None:
         if isinstance(self.renderer, TerminalRenderer):
-            self.renderer._end_stream()
+            self.renderer.end_stream()
             self.renderer.console.print(text, end="", style="bold", markup=False, highlight=False)
         elif sys.stdin.isatty():
             sys.stderr.write(text)

@@ -64,7 +64,7 @@ class TerminalRenderer:
 
     # -- text ----------------------------------------------------------------------------------
 
-    def _end_stream(self) -> None:
+    def end_stream(self) -> None:
         """Close a streamed line so the next output starts on its own line."""
         if not self._at_line_start:
             self.console.print()
@@ -73,7 +73,7 @@ class TerminalRenderer:
 
     def _chunk(self, kind: str, text: str, style: str | None) -> None:
         if self._stream != kind:
-            self._end_stream()
+            self.end_stream()
             if kind == "agent_thought_chunk" and self.console.color_system is None:
                 self.console.print(Text("thinking: ", style="dim"), end="")  # dim text does not show here
                 self._at_line_start = False
@@ -83,7 +83,7 @@ class TerminalRenderer:
             self._at_line_start = text.endswith("\n")
 
     def line(self, text: str | Text, style: str | None = None) -> None:
-        self._end_stream()
+        self.end_stream()
         self.console.print(text if isinstance(text, Text) else Text(text, style=style or ""))
 
     # -- updates -------------------------------------------------------------------------------
@@ -210,7 +210,7 @@ class TerminalRenderer:
     # -- turn, messages ------------------------------------------------------------------------
 
     def turn_end(self, session_id: str, stop_reason: str) -> None:
-        self._end_stream()
+        self.end_stream()
         parts = [] if stop_reason == "end_turn" else [f"stop: {stop_reason}"]
         if self.usage is not None:
             parts.append(f"context {self.usage.used}/{self.usage.size} tokens")
@@ -225,7 +225,7 @@ class TerminalRenderer:
         self.line(text, "dim")
 
     def error(self, text: str) -> None:
-        self._end_stream()
+        self.end_stream()
         self.err.print(Text(text, style="bold red"))
 
     def agent_log(self, line: str) -> None:
