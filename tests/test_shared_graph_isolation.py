@@ -1,12 +1,12 @@
 """Sessions built alike share one compiled graph, and still never see one another's objects.
 
 ``langacp serve`` compiles a factory's graph once per configuration (``langacp.shared_graphs``):
-the second and later sessions with the same model, prompt, tools and middleware classes reuse the
-graph, each session's own model, middleware and tools bound to it while its turn runs. Here the
-factory form with the plugins whose contributions are made per session (client-tools' tools in
-the session's directory, modes' middleware and ``switch_mode``, titles' ``set_session_title``,
-the core's tool guard) serves several sessions whose turns run at the same time: each reads its
-own directory, writes and edits only where its own mode lets it, names only itself and switches
+every session with the same model, prompt, tools and middleware classes uses the graph, each
+session's own model, middleware and tools bound to it while its turn runs. Here the factory
+form with the plugins whose contributions are made per session (client-tools' tools in the
+session's directory, modes' middleware and ``switch_mode``, titles' ``set_session_title``, the
+core's tool guard) serves several sessions whose turns run at the same time: each reads its own
+directory, writes and edits only where its own mode lets it, names only itself and switches
 only its own mode.
 """
 
@@ -59,9 +59,8 @@ async def test_concurrent_sessions_of_a_shared_graph_keep_their_own_objects(tmp_
         sids = [await agent.new_session(str(work)) for work in dirs]
         live: Any = agent.process.agent.registry.live  # type: ignore[attr-defined]
         graphs = [live[sid].graph for sid in sids]
-        # The first session of a configuration gets a graph of its own; the next ones share one.
-        assert graphs[1] is graphs[2] is graphs[3]
-        assert graphs[0] is not graphs[1]
+        # Every session of a configuration, the first one included, gets the one shared graph.
+        assert graphs[0] is graphs[1] is graphs[2] is graphs[3]
         await agent.conn.set_session_mode(session_id=sids[3], mode_id="readonly")
         await agent.conn.set_session_mode(session_id=sids[1], mode_id="agentic")
         await agent.conn.set_session_mode(session_id=sids[2], mode_id="agentic")

@@ -1,26 +1,31 @@
 """A factory's graph is compiled once per configuration (``langacp.shared_graphs``).
 
-The second and later sessions built alike share one graph holding stand-ins; each turn runs the
-session's own model, middleware and tools. A shared graph run outside a session's turn refuses
-to guess whose objects to use; what cannot be keyed gets a graph of its own, as before.
+Every session built alike, the first one included, shares one graph holding stand-ins; each turn
+runs the session's own model, middleware and tools, and a tool call that cannot be bound to the
+session's own tool fails closed. A shared graph run outside a session's turn refuses to guess
+whose objects to use; what cannot be keyed gets a graph of its own.
 """
 
 from __future__ import annotations
 
+import asyncio
+import json
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 from acp import text_block
 from langchain.agents.middleware import AgentMiddleware
-from langchain_core.tools import StructuredTool, tool
+from langchain_core.tools import BaseTool, StructuredTool, tool
 from langgraph.checkpoint.memory import InMemorySaver
 
 from langacp.agent import LangacpAgent
+from langacp.api import CHECK_KEY
 from langacp.plugins import load_plugins
 from langacp.shared_graphs import NotShareable, SharedGraphs, configuration_key
 from langacp.target import SessionSetup
-from langacp.testing.agent import TOOLS, make_model
+from langacp.testing.agent import TOOLS, TRACE_TOOLS, make_model
 from langacp.types import SessionContext
 
 
@@ -40,8 +45,7 @@ async def test_sessions_built_alike_share_one_graph_and_run_their_own_turns(tmp_
     agent = await _agent("langacp.testing.agent:agent")
     sids = [(await agent.new_session(cwd=str(tmp_path))).session_id for _ in range(3)]
     graphs = [agent.registry.live[sid].graph for sid in sids]
-    assert graphs[0] is not graphs[1]  # a configuration's first session: a graph of its own
-    assert graphs[1] is graphs[2]
+    assert graphs[0] is graphs[1] is graphs[2]  # the first session too: the same graph in every session
     assert agent.registry.graphs.compiled == 1
     for sid in sids:
         response = await agent.prompt(session_id=sid, prompt=[text_block('tool add {"a": 2, "b": 3}')])
@@ -76,7 +80,7 @@ def test_what_cannot_be_compared_gets_a_graph_of_its_own() -> None:
 
         _setup(graphs, [closure]).create_agent(make_model(), tools=TOOLS)
     # The @tool made inside the loop has a new argument schema each time: three configurations.
-    assert graphs.compiled == 0
+    assert graphs.compiled == 3
 
     def local() -> str:
         """A plain function holding a closure."""
@@ -86,6 +90,16 @@ def test_what_cannot_be_compared_gets_a_graph_of_its_own() -> None:
         configuration_key(make_model(), [local], None, [], {})
     with pytest.raises(NotShareable):
         configuration_key(make_model(), TOOLS, None, [], {"store": {"a": [set()]}})
+    with pytest.raises(NotShareable):  # another tool class may hold anything: no stand-in can copy it
+        configuration_key(make_model(), [_ObjectTool()], None, [], {})
+
+
+class _ObjectTool(BaseTool):
+    name: str = "object_tool"
+    description: str = "A tool class of its own."
+
+    def _run(self) -> str:
+        return "ran"
 
 
 def test_the_key_follows_the_prompt_the_tools_and_the_middleware() -> None:
@@ -162,12 +176,108 @@ async def test_each_session_of_a_shared_graph_runs_its_own_model_and_tool(tmp_pa
     from langacp.shared_graphs import _Bound
 
     agent = await _agent("langacp.testing.agent:agent")
-    sids = [(await agent.new_session(cwd=str(tmp_path))).session_id for _ in range(3)]
-    assert agent.registry.live[sids[1]].graph is agent.registry.live[sids[2]].graph
-    for sid in sids[1:]:
+    sids = [(await agent.new_session(cwd=str(tmp_path))).session_id for _ in range(2)]
+    assert agent.registry.live[sids[0]].graph is agent.registry.live[sids[1]].graph
+    for sid in sids:
         response = await agent.prompt(session_id=sid, prompt=[text_block('tool add {"a": 2, "b": 3}')])
         assert response.stop_reason == "end_turn"
-    parts = [next(iter(agent.registry.live[sid].context.scratch(_Bound).by_graph.values())) for sid in sids[1:]]
+    parts = [next(iter(agent.registry.live[sid].context.scratch(_Bound).by_graph.values())) for sid in sids]
     assert parts[0].model is not parts[1].model
     assert [p.model.calls for p in parts] == [2, 2]  # each session's own model answered its two model calls
     await agent.shutdown()
+
+
+# -- a shared graph can only run the running session's objects ---------------------------------------
+
+
+def _confined(cwd: str) -> Any:
+    def check(args: dict[str, Any]) -> str | None:
+        return None if Path(args["path"]).parent == Path(cwd) else f"{args['path']} is outside {cwd}"
+
+    return check
+
+
+def checked_agent(setup: SessionSetup) -> Any:
+    """The scripted agent with a ``write_file`` per session whose check confines it to the session's directory."""
+    write = TRACE_TOOLS[0].model_copy(update={"metadata": {CHECK_KEY: _confined(setup.session.cwd)}})
+    return setup.create_agent(make_model(), tools=[*TOOLS, write])
+
+
+async def _written(agent: LangacpAgent, sid: str, path: Path) -> str:
+    command = json.dumps({"path": str(path), "text": "written"})
+    response = await agent.prompt(session_id=sid, prompt=[text_block(f"tool write_file {command}")])
+    assert response.stop_reason == "end_turn"
+    session = agent.registry.live[sid]
+    state = await session.graph.aget_state(session.config)
+    result = state.values["messages"][-2]
+    assert result.type == "tool"
+    return str(result.content)
+
+
+async def test_each_session_of_a_shared_graph_runs_its_own_tool_check(tmp_path: Path) -> None:
+    agent = await _agent(f"{__file__}:checked_agent")
+    dirs = [tmp_path / "one", tmp_path / "two"]
+    for d in dirs:
+        d.mkdir()
+    sids = [(await agent.new_session(cwd=str(d))).session_id for d in dirs]
+    assert agent.registry.live[sids[0]].graph is agent.registry.live[sids[1]].graph
+    assert await _written(agent, sids[1], dirs[1] / "mine.txt") == "wrote " + str(dirs[1] / "mine.txt")
+    # The second session's own check runs (not the first session's, which would allow dirs[0]).
+    refused = await _written(agent, sids[1], dirs[0] / "theirs.txt")
+    assert "did not run" in refused and "outside" in refused
+    assert not (dirs[0] / "theirs.txt").exists()
+    await agent.shutdown()
+
+
+async def test_a_tool_call_that_cannot_be_bound_fails_closed(tmp_path: Path) -> None:
+    """The graph's stand-in never runs in place of the session's tool (whose check it would skip)."""
+    from langacp.shared_graphs import _Bound
+
+    agent = await _agent(f"{__file__}:checked_agent")
+    sids = [(await agent.new_session(cwd=str(tmp_path))).session_id for _ in range(2)]
+    outside = tmp_path.parent / f"{tmp_path.name}-outside.txt"
+    for sid in reversed(sids):
+        # The session's own tools, as bound to the shared graph, lack write_file (what a mismatch looks like).
+        for parts in agent.registry.live[sid].context.scratch(_Bound).by_graph.values():
+            del parts.tools["write_file"]
+        result = await _written(agent, sid, outside)
+        assert not outside.exists()  # the stand-in did not run, unchecked, in the session tool's place
+        assert "did not run" in result and "this session has no such tool" in result
+    await agent.shutdown()
+
+
+def test_the_shared_graph_holds_stand_ins_that_cannot_run(tmp_path: Path) -> None:
+    graphs = SharedGraphs()
+    sessions = [SessionContext(session_id=f"s{i}", cwd=str(tmp_path)) for i in range(2)]
+    saver = InMemorySaver()
+    setups = [SessionSetup(s, saver, graphs=graphs) for s in sessions]
+    built = [checked_agent(setup) for setup in setups]
+    assert built[0] is built[1] and graphs.compiled == 1
+    tool_node = built[0].nodes["tools"].bound
+    for name, stand_in in tool_node.tools_by_name.items():
+        assert not stand_in.metadata, name  # the session's own check runs, on the session's own tool
+        with pytest.raises(RuntimeError, match="stand-in ran"):
+            if stand_in.func is not None:
+                stand_in.func(path="/x", text="t")
+            else:
+                asyncio.run(stand_in.coroutine(seconds=0))
+
+
+def test_stand_ins_define_every_hook_agent_middleware_has() -> None:
+    """The hooks are read from ``AgentMiddleware`` itself: one LangChain adds is delegated too."""
+    import inspect
+
+    from langchain.agents import factory
+
+    from langacp.shared_graphs import _stand_in_class, middleware_hooks
+
+    hooks = middleware_hooks()
+    used = set(re.findall(r"is not AgentMiddleware\.(\w+)", inspect.getsource(factory)))  # the hooks it looks for
+    assert used and used <= set(hooks), used - set(hooks)
+
+    async def hook(self: Any, *args: Any, **kwargs: Any) -> None:
+        return None
+
+    every = type("Every", (AgentMiddleware,), dict.fromkeys(hooks, hook))
+    stand_in = _stand_in_class(every)
+    assert all(getattr(stand_in, h) is not getattr(AgentMiddleware, h) for h in hooks)

@@ -1,36 +1,26 @@
 """One compiled graph per configuration of a factory, shared by the sessions built alike.
 
-``langacp serve`` calls a factory once per session, and compiling its ``create_agent`` graph was
-most of what ``session/new`` cost (a LangSmith wrapper per middleware hook,
-``StateGraph.compile``, ``ToolNode`` inspecting every tool). Sessions of one application are
-nearly always built alike: the same model, prompt and tools, the same plugins' middleware and
-tools, made again for each session. :meth:`langacp.SessionSetup.create_agent` therefore compiles
-one graph per **configuration** and gives each session its own objects at run time.
+``langacp serve`` calls a factory once per session; compiling its ``create_agent`` graph (a
+LangSmith wrapper per middleware hook, ``StateGraph.compile``, ``ToolNode`` inspecting every
+tool) would be most of what ``session/new`` costs. :meth:`langacp.SessionSetup.create_agent`
+compiles one graph per **configuration**, used by every session built alike (the first too).
 
-The configuration (the key) is what the compiled graph depends on, never a session's objects:
-the model (a string: itself; an object: its class), the system prompt, each tool's class, name,
-description, argument schema, return settings and function code, each middleware's class, name,
-state schema, tools and stream transformers, the checkpointer and the other ``create_agent``
-arguments. A call with something that cannot be keyed (a closure as a tool, an argument that is
-not hashable) builds its own graph, as before.
+The configuration (the key) is what the compiled graph depends on: the model (a string: itself;
+an object: its class), the system prompt, each tool's class, name, description, argument schema,
+return settings and function code, each middleware's class, name, state schema, tools, stream
+transformers and trace policy, the other ``create_agent`` arguments. What cannot be keyed (a
+closure as a tool, a tool class other than ``StructuredTool``, an unhashable argument) gets a
+graph of its own.
 
-The shared graph holds **stand-ins**, never a session's objects:
+The graph holds **stand-ins** that can only call the running session's objects (the session
+whose turn runs in this task, :mod:`langacp.running`; outside a turn they raise):
 
-- each middleware is a stand-in of its class whose hooks call the same hook of the running
-  session's own middleware at that place (so a session's middleware instance, with its session
-  and settings, is the one that runs);
-- each model call gets the session's own model and each tool call the session's own tool of that
-  name (the graph's copies never run; they only give the model the tools' names and schemas, which
-  the key makes equal): the first stand-in that wraps model calls (tool calls) binds them before
-  calling the session's hook; when none does, a first middleware, ``langacp_session_binding``, binds
-  them (``create_agent`` wraps each middleware hook in a LangSmith span, ~40 µs a call even with
-  tracing off: a separate binding cost two of them per model and tool call);
-- the running session is the one whose turn runs in this task (:mod:`langacp.running`). A shared
-  graph run outside a turn raises a clear error instead of using another session's objects.
-
-A configuration's first session gets a graph of its own (built as before, with its own objects):
-only a configuration seen twice is compiled as a shared graph, so a factory that builds something
-different for every session never keeps graphs alive for nothing.
+- a middleware's stand-in defines the hooks its class defines (of every hook ``AgentMiddleware``
+  has) and calls the same hook of the session's own middleware at that place;
+- the model and each tool's function are stand-ins that raise if they run. The first stand-in
+  wrapping model (tool) calls gives each call the session's own model (its tool of that name),
+  else a first middleware ``langacp_session_binding`` does (each middleware hook costs a
+  LangSmith span per call); a tool call the session has no tool for fails closed, unrun.
 """
 
 from __future__ import annotations
@@ -60,20 +50,16 @@ BINDING_NAME = "langacp_session_binding"
 MAX_CONFIGURATIONS = 16
 """Configurations remembered (and graphs kept) per process, the least recently used dropped first."""
 
-_HOOKS = (
-    "before_agent",
-    "abefore_agent",
-    "before_model",
-    "abefore_model",
-    "after_model",
-    "aafter_model",
-    "after_agent",
-    "aafter_agent",
-    "wrap_model_call",
-    "awrap_model_call",
-    "wrap_tool_call",
-    "awrap_tool_call",
-)
+UNBOUND = "langacp: a shared graph's stand-in ran instead of the running session's own object"
+
+
+def middleware_hooks() -> tuple[str, ...]:
+    """The hooks a middleware can define: every public function of ``AgentMiddleware`` itself."""
+    from langchain.agents.middleware import AgentMiddleware
+
+    return tuple(
+        name for name, value in vars(AgentMiddleware).items() if inspect.isfunction(value) and not name.startswith("_")
+    )
 
 
 class NotShareable(Exception):
@@ -112,7 +98,7 @@ class SharedGraphs:
 
     def __init__(self, size: int = MAX_CONFIGURATIONS) -> None:
         self.size = size
-        self._graphs: OrderedDict[Hashable, tuple[int, Any] | None] = OrderedDict()
+        self._graphs: OrderedDict[Hashable, tuple[int, Any]] = OrderedDict()
         self._tokens = itertools.count(1)
         self.compiled = 0
         """Shared graphs compiled so far."""
@@ -126,41 +112,37 @@ class SharedGraphs:
         middleware: Sequence[Any],
         kwargs: dict[str, Any],
     ) -> Any:
-        """``create_agent(...)`` for ``session``: the configuration's shared graph when there is one."""
+        """``create_agent(...)`` for ``session``: the configuration's shared graph (compiled on first use)."""
         from langchain.agents import create_agent
 
+        tools = [_function_tool(t) for t in tools]
         try:
             key = configuration_key(model, tools, system_prompt, middleware, kwargs)
         except NotShareable as exc:
             log.debug("langacp: session %s gets a graph of its own: %s", session.session_id, exc)
             return create_agent(model, tools=tools, system_prompt=system_prompt, middleware=middleware, **kwargs)
-        if key not in self._graphs:  # first seen: built as before, for this session alone
-            self._remember(key, None)
-            return create_agent(model, tools=tools, system_prompt=system_prompt, middleware=middleware, **kwargs)
-        found = self._graphs[key]
-        self._graphs.move_to_end(key)
+        found = self._graphs.get(key)
         if found is None:
             token = next(self._tokens)
+            bind_model = not isinstance(model, str)
             graph = create_agent(
-                model,
+                _unbound_model_class()() if bind_model else model,
                 tools=[_stand_in(t) for t in tools],
                 system_prompt=system_prompt,
-                middleware=_middleware_stand_ins(middleware, token, bind_model=not isinstance(model, str)),
+                middleware=_middleware_stand_ins(middleware, token, bind_model=bind_model),
                 **kwargs,
             )
-            self._remember(key, (token, graph))
+            found = (token, graph)
             self.compiled += 1
-        else:
-            token, graph = found
+        self._graphs[key] = found
+        self._graphs.move_to_end(key)
+        while len(self._graphs) > self.size:
+            self._graphs.popitem(last=False)
+        token, graph = found
         own = {t.name: t for t in tools if _is_tool(t)}
         own.update({t.name: t for m in middleware for t in getattr(m, "tools", None) or () if _is_tool(t)})
         session.scratch(_Bound).by_graph[token] = _Parts(model, list(middleware), own)
         return graph
-
-    def _remember(self, key: Hashable, value: tuple[int, Any] | None) -> None:
-        self._graphs[key] = value
-        while len(self._graphs) > self.size:
-            self._graphs.popitem(last=False)
 
 
 # --------------------------------------------------------------------------------------------
@@ -202,36 +184,56 @@ def _hashable(value: Any) -> Hashable:
     return key
 
 
+_FUNCTION_TOOLS: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+"""A module's function passed as a tool, as the one tool ``create_agent`` would make of it."""
+
+
+def _function_tool(tool: Any) -> Any:
+    """A module's function (no closure) as a tool made once per process; anything else as it is."""
+    if not isinstance(tool, types.FunctionType) or tool.__closure__ is not None:
+        return tool
+    made = _FUNCTION_TOOLS.get(tool)
+    if made is None:
+        from langchain_core.tools import tool as make_tool
+
+        made = _FUNCTION_TOOLS[tool] = make_tool(tool)
+    return made
+
+
 def _function_code(tool: Any) -> Any:
-    fn = getattr(tool, "func", None) or getattr(tool, "coroutine", None)
-    fn = getattr(fn, "__func__", fn)
-    return getattr(fn, "__code__", None)
+    codes = []
+    for fn in (tool.func, tool.coroutine):
+        fn = getattr(fn, "__func__", fn)
+        if fn is not None and not isinstance(fn, types.FunctionType):
+            raise NotShareable(f"tool {tool.name!r}: its function is a {type(fn).__name__}, not a function")
+        codes.append(getattr(fn, "__code__", None))
+    return tuple(codes)
 
 
 def _tool_key(tool: Any) -> Hashable:
-    if isinstance(tool, dict):  # a provider's built-in tool
+    from langchain_core.tools import StructuredTool
+
+    if isinstance(tool, dict):  # a provider's built-in tool: data the model is given, never run here
         return ("builtin", json.dumps(tool, sort_keys=True, default=repr))
-    if _is_tool(tool):
-        schema = tool.args_schema
-        if isinstance(schema, dict):
-            schema_key: Hashable = json.dumps(schema, sort_keys=True, default=repr)
-        elif schema is None or isinstance(schema, type):
-            schema_key = schema
-        else:
-            raise NotShareable(f"tool {tool.name!r}: its argument schema cannot be compared")
-        return (
-            type(tool),
-            tool.name,
-            tool.description,
-            schema_key,
-            tool.return_direct,
-            tool.response_format,
-            _function_code(tool),
-            _hashable(tool.extras),
-        )
-    if isinstance(tool, types.FunctionType) and tool.__closure__ is None:
-        return ("function", tool)  # a module's function: the same object for every session
-    raise NotShareable(f"the tool {tool!r} may hold what one session made (a closure or an object)")
+    if not isinstance(tool, StructuredTool):  # another tool class may hold anything: no stand-in can copy it
+        raise NotShareable(f"the tool {tool!r} is not a StructuredTool (a closure, an object or a tool class)")
+    schema = tool.args_schema
+    if isinstance(schema, dict):
+        schema_key: Hashable = json.dumps(schema, sort_keys=True, default=repr)
+    elif schema is None or isinstance(schema, type):
+        schema_key = schema
+    else:
+        raise NotShareable(f"tool {tool.name!r}: its argument schema cannot be compared")
+    return (
+        type(tool),
+        tool.name,
+        tool.description,
+        schema_key,
+        tool.return_direct,
+        tool.response_format,
+        _function_code(tool),
+        _hashable(tool.extras),
+    )
 
 
 def _middleware_key(middleware: Any) -> Hashable:
@@ -241,6 +243,7 @@ def _middleware_key(middleware: Any) -> Hashable:
         getattr(middleware, "state_schema", None),
         tuple(_tool_key(t) for t in getattr(middleware, "tools", None) or ()),
         _hashable(tuple(getattr(middleware, "transformers", ()) or ())),
+        _hashable(getattr(middleware, "trace_policy", None)),
     )
 
 
@@ -249,65 +252,86 @@ def _middleware_key(middleware: Any) -> Hashable:
 # --------------------------------------------------------------------------------------------
 
 
-def _empty_cell() -> Any:
-    return types.CellType()
+def _unbound_call(*args: Any, **kwargs: Any) -> Any:  # its code runs with the tool module's globals
+    raise RuntimeError("langacp: a shared graph's stand-in ran instead of the running session's own object")
+
+
+async def _unbound_acall(*args: Any, **kwargs: Any) -> Any:
+    raise RuntimeError("langacp: a shared graph's stand-in ran instead of the running session's own object")
 
 
 def _stand_in_function(fn: Any) -> Any:
-    """A function with ``fn``'s code, signature and annotations that holds none of its closure or object.
+    """A function with ``fn``'s name, signature and annotations that raises: it holds nothing of ``fn``.
 
-    ``ToolNode`` and LangChain read a tool's function for its injected arguments; the stand-in
-    tells them the same and never runs (the session's own tool runs).
+    ``ToolNode`` reads a tool's function for its injected arguments (its annotations, resolved in
+    its module); the stand-in tells it the same and never runs (the session's own tool runs).
     """
     if fn is None:
         return None
     func = getattr(fn, "__func__", fn)
-    if not isinstance(func, types.FunctionType):
-        return fn
-    closure = tuple(_empty_cell() for _ in func.__code__.co_freevars) or None
-    copy = types.FunctionType(func.__code__, func.__globals__, func.__name__, func.__defaults__, closure)
-    copy.__kwdefaults__ = func.__kwdefaults__
+    code = (_unbound_acall if inspect.iscoroutinefunction(func) else _unbound_call).__code__
+    copy = types.FunctionType(code, func.__globals__, func.__name__)
     copy.__annotations__ = dict(func.__annotations__)
     copy.__qualname__, copy.__doc__, copy.__module__ = func.__qualname__, func.__doc__, func.__module__
-    if func is not fn:  # a bound method: bound to a placeholder, so the signature still leaves out `self`
-        return types.MethodType(copy, _Unbound())
+    copy.__signature__ = inspect.signature(fn)  # type: ignore[attr-defined]
     return copy
-
-
-class _Unbound:
-    """What a stand-in method is bound to (never the session's object)."""
 
 
 def _stand_in(tool: Any) -> Any:
     """The tool as the shared graph holds it: its name, schema and signature, none of a session's objects."""
-    from langchain_core.tools import StructuredTool
+    if isinstance(tool, dict):
+        return tool
+    return tool.model_copy(
+        update={
+            "func": _stand_in_function(tool.func),
+            "coroutine": _stand_in_function(tool.coroutine),
+            "metadata": None,
+            "callbacks": None,
+        }
+    )
 
-    if isinstance(tool, StructuredTool):
-        return tool.model_copy(
-            update={
-                "func": _stand_in_function(tool.func),
-                "coroutine": _stand_in_function(tool.coroutine),
-                "metadata": None,
-                "callbacks": None,
-            }
-        )
-    return tool  # a module's function, a built-in tool, another tool class: kept as it is (never run)
+
+@functools.cache
+def _unbound_model_class() -> type[Any]:
+    from langchain_core.language_models import BaseChatModel
+
+    class UnboundModel(BaseChatModel):
+        """The shared graph's model: each model call is given the session's own (it raises if it is not)."""
+
+        @property
+        def _llm_type(self) -> str:
+            return "langacp-unbound"
+
+        def _generate(self, *args: Any, **kwargs: Any) -> Any:
+            raise RuntimeError(UNBOUND)
+
+        async def _agenerate(self, *args: Any, **kwargs: Any) -> Any:
+            raise RuntimeError(UNBOUND)
+
+    return UnboundModel
 
 
 _STAND_IN_CLASSES: weakref.WeakKeyDictionary[type[Any], type[Any]] = weakref.WeakKeyDictionary()
 """A stand-in class per middleware class (dropped with the class: a class made per session never stays)."""
 
 
-_BOUND_HOOKS = ("awrap_model_call", "awrap_tool_call")
-"""The hooks whose request a stand-in may bind to the session's model or tool (see :func:`_bind_request`)."""
+_BOUND_HOOKS = ("awrap_model_call", "awrap_tool_call")  # a stand-in may bind their request (_bind_request)
 
 
-def _bind_request(hook: str, parts: _Parts, request: Any) -> Any:
-    """``request`` with the session's own model (a model call) or tool of that name (a tool call)."""
+def _bind_request(hook: str, parts: _Parts, request: Any) -> tuple[Any, Any]:
+    """``(request with the session's own model or tool of that name, None)``, or ``(None, refusal)``
+    for a tool call the session has no tool for: the graph's stand-in never runs in its place."""
     if hook == "awrap_model_call":
-        return request if parts.model is request.model else request.override(model=parts.model)
+        return (request if parts.model is request.model else request.override(model=parts.model)), None
     tool = parts.tools.get(request.tool_call["name"])
-    return request if tool is None or tool is request.tool else request.override(tool=tool)
+    if tool is None and request.tool is not None:  # (no tool at all: LangChain answers it as unknown)
+        from langchain_core.messages import ToolMessage
+
+        name, call_id = request.tool_call["name"], request.tool_call.get("id") or ""
+        log.error("langacp: the tool %r is not bound to the running session: refused", name)
+        text = f"The call to {name} did not run: this session has no such tool. Do not retry it unchanged."
+        return None, ToolMessage(content=text, tool_call_id=call_id, name=name, status="error")
+    return (request if tool is None or tool is request.tool else request.override(tool=tool)), None
 
 
 def _delegate(hook: str, impl: Callable[..., Any]) -> Callable[..., Any]:
@@ -317,7 +341,9 @@ def _delegate(hook: str, impl: Callable[..., Any]) -> Callable[..., Any]:
             async def bound(self: Any, request: Any, *args: Any, **kwargs: Any) -> Any:
                 parts = _parts(self._token)
                 if hook in self._binds:
-                    request = _bind_request(hook, parts, request)
+                    request, refusal = _bind_request(hook, parts, request)
+                    if refusal is not None:
+                        return refusal
                 return await getattr(parts.middleware[self._slot], hook)(request, *args, **kwargs)
 
             return functools.update_wrapper(bound, impl)
@@ -340,7 +366,7 @@ def _stand_in_class(cls: type[Any]) -> type[Any]:
     if made is None:
         namespace: dict[str, Any] = {
             hook: _delegate(hook, getattr(cls, hook))
-            for hook in _HOOKS
+            for hook in middleware_hooks()
             if getattr(cls, hook) is not getattr(AgentMiddleware, hook)
         }
         namespace["__init__"] = _stand_in_init
@@ -410,22 +436,13 @@ def _binding(token: int, *, bind_tools: bool, bind_model: bool) -> Any:
     """A first middleware of a shared graph that gives each call the session's own tool (and model)."""
     from langchain.agents.middleware import AgentMiddleware
 
-    class SessionBinding(AgentMiddleware):  # type: ignore[type-arg]
-        @property
-        def name(self) -> str:
-            return BINDING_NAME
+    async def awrap_tool_call(self: Any, request: Any, handler: Callable[[Any], Any]) -> Any:
+        request, refusal = _bind_request("awrap_tool_call", _parts(token), request)
+        return refusal if refusal is not None else await handler(request)
 
-    class SessionToolBinding(SessionBinding):
-        async def awrap_tool_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
-            return await handler(_bind_request("awrap_tool_call", _parts(token), request))
+    async def awrap_model_call(self: Any, request: Any, handler: Callable[[Any], Any]) -> Any:
+        return await handler(_bind_request("awrap_model_call", _parts(token), request)[0])
 
-    class SessionModelBinding(SessionBinding):
-        async def awrap_model_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
-            return await handler(_bind_request("awrap_model_call", _parts(token), request))
-
-    class SessionFullBinding(SessionToolBinding, SessionModelBinding):
-        pass
-
-    if bind_tools and bind_model:
-        return SessionFullBinding()
-    return SessionToolBinding() if bind_tools else SessionModelBinding()
+    hooks = {"awrap_tool_call": awrap_tool_call} if bind_tools else {}
+    hooks.update({"awrap_model_call": awrap_model_call} if bind_model else {})
+    return type("SessionBinding", (AgentMiddleware,), {"name": BINDING_NAME, **hooks})()
