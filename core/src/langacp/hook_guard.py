@@ -21,7 +21,6 @@ import os
 import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from types import SimpleNamespace
 from typing import Any
 
 import pluggy
@@ -95,6 +94,13 @@ def _passes_through(exc: BaseException, hook: Hook) -> bool:
     return errors is not None and isinstance(exc, errors.GraphBubbleUp)
 
 
+class _StandIn:
+    """What pluggy registers in place of a plugin: the plugin's hook implementations, wrapped."""
+
+    def __dir__(self) -> list[str]:  # what pluggy looks through: the implementations, not object's members
+        return list(self.__dict__)
+
+
 class HookGuard:
     """Wraps hook implementations and counts their failures."""
 
@@ -110,7 +116,7 @@ class HookGuard:
         The core's own implementations (``builtin``) are guarded too, but never timed: the time
         limits are for plugins' code.
         """
-        stand_in = SimpleNamespace()
+        stand_in = _StandIn()
         refused = []
         for attribute in dir(plugin):
             options = pm.parse_hookimpl_opts(plugin, attribute)
