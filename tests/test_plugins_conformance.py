@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from langacp.testing.conformance import PluginConformance
+from langacp_elicitation.asking import Waiting
 from langacp_modes.session import ModesData
 from langacp_permissions.remembered import PermissionsData
 from langacp_titles.titles import TitlesData
@@ -27,6 +28,12 @@ EXCEPTIONS: dict[str, dict[str, Any]] = {
     },
     # langacp-content shows any output block, known or not (an unknown one as text, with a warning).
     "content": {"answers_everything": frozenset({"langacp_output_block"})},
+    # langacp-elicitation asks about any interrupt no other plugin answers, and maps any value to a
+    # question (an unknown one as JSON with one text field); both registered trylast.
+    "elicitation": {
+        "answers_everything": frozenset({"langacp_resume_interrupt", "langacp_interrupt_question"}),
+        "data_models": (Waiting,),
+    },
     "modes": {"data_models": (ModesData,)},
     "permissions": {"data_models": (PermissionsData,)},
     "titles": {"data_models": (TitlesData,)},

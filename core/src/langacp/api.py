@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from langacp import __version__ as __version__
 from langacp.config import PROJECT_FILE, ConfigFileError, project_config_path, read_config, user_config_path
+from langacp.forms import FormError, check_form_answer, check_form_schema, form_options
 from langacp.hookspecs import HOOK_NAMES, hookimpl
 from langacp.off_loop import run_off_loop
 from langacp.paths import PathError, PathOutsideError, SessionPaths, fd_path, is_inside
@@ -33,13 +34,17 @@ from langacp.target import DriverTarget, SessionSetup, Target, TargetDriver, Tar
 from langacp.tool_names import CHECK_KEY, left_out
 from langacp.trust import KIND_RISK, ConfigLayers, layers_for, load_layers, load_table, riskier
 from langacp.types import (
+    ElicitationRefused,
+    ElicitResult,
     PermissionDecision,
     PermissionRule,
     PermissionVerdict,
     PromptCancelled,
+    Question,
     SessionContext,
     ToolCallInfo,
     TurnOutcome,
+    TurnPaused,
     model_call_messages,
     pending_tool_calls,
 )
@@ -53,6 +58,9 @@ __all__ = [
     "ConfigFileError",
     "ConfigLayers",
     "DriverTarget",
+    "ElicitResult",
+    "ElicitationRefused",
+    "FormError",
     "InvalidCursor",
     "PathError",
     "PathOutsideError",
@@ -61,6 +69,7 @@ __all__ = [
     "PermissionVerdict",
     "Plugins",
     "PromptCancelled",
+    "Question",
     "SessionContext",
     "SessionPaths",
     "SessionRecord",
@@ -72,10 +81,14 @@ __all__ = [
     "TargetError",
     "ToolCallInfo",
     "TurnOutcome",
+    "TurnPaused",
     "__version__",
+    "check_form_answer",
+    "check_form_schema",
     "decode_cursor",
     "encode_cursor",
     "fd_path",
+    "form_options",
     "holder_is_gone",
     "hook_time_limit",
     "hookimpl",

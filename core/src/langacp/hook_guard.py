@@ -26,7 +26,7 @@ from typing import Any
 import pluggy
 
 from langacp.hookspecs import CONTRACT, PROJECT, TIME_LIMITS, Hook
-from langacp.types import PromptCancelled
+from langacp.types import PromptCancelled, TurnPaused
 
 __all__ = ["HookGuard", "hook_time_limit"]
 
@@ -84,8 +84,8 @@ def _seconds_from_env(name: str, default: float) -> float | None:
 
 
 def _passes_through(exc: BaseException, hook: Hook) -> bool:
-    """Exceptions a hook raises on purpose: a cancelled prompt, a LangGraph interrupt, a request's error."""
-    if isinstance(exc, PromptCancelled):
+    """Exceptions a hook raises on purpose: a cancelled or paused turn, a LangGraph interrupt, a request's error."""
+    if isinstance(exc, (PromptCancelled, TurnPaused)):
         return True
     acp = sys.modules.get("acp")  # neither can have been raised unless its package was imported
     if acp is not None and isinstance(exc, acp.RequestError) and hook.answering:

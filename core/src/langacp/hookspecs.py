@@ -51,6 +51,7 @@ if TYPE_CHECKING:
 
     from langacp.types import (
         PermissionDecision,
+        Question,
         SessionContext,
         ToolCallInfo,
         TurnOutcome,
@@ -336,12 +337,27 @@ def langacp_ask_permission(
 
 
 @hook(firstresult=True, awaited=True, limit=None)
-def langacp_resume_interrupt(session: SessionContext, interrupts: Sequence[Any]) -> Awaitable[Any] | None:
+def langacp_resume_interrupt(
+    session: SessionContext, interrupts: Sequence[Any], prompt: Sequence[Any] | None
+) -> Awaitable[Any] | None:
     """Answer LangGraph interrupts (e.g. ``HumanInTheLoopMiddleware``) that stopped a turn.
 
     Return an awaitable resolving to the value to resume the graph with
     (``Command(resume=value)``), or ``None``: not mine. If nobody answers, the turn ends and
-    the user is told why.
+    the user is told why. The awaitable may raise ``langacp.types.TurnPaused`` to end the turn
+    with the graph still paused. ``prompt`` is ``None`` while a turn runs; at the start of a turn
+    whose thread was left paused, the interrupts are offered with the turn's ``prompt`` (ACP
+    content blocks), which may answer them (``None`` from every plugin: the prompt starts a new run).
+    """
+
+
+@hook(firstresult=True)
+def langacp_interrupt_question(value: Any, session: SessionContext) -> Question | None:
+    """Map an interrupt's value (``interrupt(value)`` in a graph) to the ``Question`` the user is asked.
+
+    ``None``: not mine. langacp-elicitation's own mapping (strings, question / options dicts,
+    JSON schemas, pydantic models, anything else as JSON) comes last: a plugin overrides it for
+    its own payloads.
     """
 
 

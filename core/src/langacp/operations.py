@@ -132,13 +132,32 @@ async def end_turn(
 
     Arguments still held for a call's ``in_progress`` are sent. A cancelled or failed turn
     marks its open tool calls failed and, given the ``graph`` and its ``config``, repairs the
-    thread for the next turn.
+    thread for the next turn; a turn paused on a question (``outcome.paused``) leaves it as it is.
     """
+    from langacp.running import turn_over
+
+    try:
+        return await _end_turn(plugins, session, sink, reporter, graph=graph, config=config)
+    finally:
+        turn_over(reporter)  # no question reaches the user for this turn any more
+
+
+async def _end_turn(
+    plugins: Plugins,
+    session: SessionContext,
+    sink: UpdateSink,
+    reporter: TurnReporter,
+    *,
+    graph: Any = None,
+    config: dict[str, Any] | None = None,
+) -> PromptResponse:
     from langacp.bridge.repair import CANCELLED_TEXT, repair_thread
 
     outcome = reporter.outcome
     reporter.show_arguments()  # calls that never started (the turn ended first) still show what they were
-    if outcome.cancelled or outcome.error is not None:
+    if outcome.paused:
+        pass  # the graph waits for an answer: its thread is left as it is, to be resumed
+    elif outcome.cancelled or outcome.error is not None:
         reason = CANCELLED_TEXT if outcome.cancelled else f"Failed: {outcome.error}"
         reporter.close_open_tools(reason)
         if graph is not None and config is not None:

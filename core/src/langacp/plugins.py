@@ -48,6 +48,7 @@ from langacp.types import (
     PermissionRule,
     PermissionVerdict,
     PromptCancelled,
+    Question,
     SessionContext,
     ToolCallInfo,
     TurnOutcome,
@@ -374,9 +375,18 @@ class Plugins(HookGuard):
             return answer if answer.decision == "allow" else PermissionVerdict("deny", answer.reason)
         return PermissionVerdict("allow") if answer == "allow" else PermissionVerdict("deny")
 
-    async def resume_interrupt(self, session: SessionContext, interrupts: Sequence[Any]) -> Any | None:
+    async def resume_interrupt(
+        self, session: SessionContext, interrupts: Sequence[Any], prompt: Sequence[Any] | None = None
+    ) -> Any | None:
         """The value to resume the graph with, or ``None`` if no plugin answers."""
-        return await self._first_async("langacp_resume_interrupt", session=session, interrupts=interrupts)
+        found = await self._first_async(
+            "langacp_resume_interrupt", session=session, interrupts=interrupts, prompt=prompt
+        )
+        return found
+
+    def interrupt_question(self, value: Any, session: SessionContext) -> Question | None:
+        """The question an interrupt's ``value`` asks, as a plugin maps it, or ``None``."""
+        return cast("Question | None", self._first("langacp_interrupt_question", value=value, session=session))
 
     # modes, config, commands
     def session_modes(self, session: SessionContext) -> SessionModeState | None:

@@ -20,10 +20,12 @@ from langacp.bridge.tool_ids import ToolCallIds
 from langacp.types import SessionContext, ToolCallInfo
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from langacp.bridge.outbox import UpdateSink
     from langacp.plugins import Plugins
 
-__all__ = ["pair_results", "replay_messages", "replayed_ids"]
+__all__ = ["pair_results", "replay_messages", "replay_questions", "replayed_ids"]
 
 _NOT_CONTENT = {"tool_call", "tool_call_chunk", "invalid_tool_call", "server_tool_call", "server_tool_result"}
 """Blocks of an AI message that are not shown as content (tool calls are replayed on their own)."""
@@ -50,6 +52,16 @@ def replay_messages(plugins: Plugins, session: SessionContext, messages: list[An
                 call = ToolCallInfo.from_tool_call(tool_call)
                 acp_id = ids.claim(call.tool_call_id)
                 _replay_tool_call(plugins, session, call, results.get((position, index)), sink, acp_id)
+
+
+def replay_questions(plugins: Plugins, session: SessionContext, interrupts: Sequence[Any], sink: UpdateSink) -> None:
+    """Queue the questions a paused thread waits on (``langacp_interrupt_question``) as the agent's message."""
+    from acp import update_agent_message_text
+
+    for interrupt in interrupts:
+        question = plugins.interrupt_question(getattr(interrupt, "value", None), session)
+        if question is not None:
+            sink.put(update_agent_message_text(question.text() + "\n"))
 
 
 def _replay_user(plugins: Plugins, session: SessionContext, message: HumanMessage, sink: UpdateSink) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from contextvars import ContextVar, Token
 from typing import Any, Protocol
 
-__all__ = ["Turn", "enter_turn", "running_session", "running_turn"]
+__all__ = ["Turn", "enter_turn", "live_turn", "running_session", "running_turn", "turn_over"]
 
 
 class Turn(Protocol):
@@ -34,11 +34,27 @@ class Turn(Protocol):
 
 
 _CURRENT: ContextVar[Turn | None] = ContextVar("langacp_running_turn", default=None)
+_LIVE: dict[int, Turn] = {}
+"""The running turn of each session (by the identity of its context), whatever task asks:
+an MCP server's request arrives in its connection's task, not the turn's."""
 
 
 def enter_turn(turn: Turn) -> Token[Turn | None]:
-    """Make ``turn`` the running turn of this task (and of the graph it runs)."""
+    """Make ``turn`` the running turn of this task (and of the graph it runs), and of its session."""
+    _LIVE[id(turn.session)] = turn
     return _CURRENT.set(turn)
+
+
+def turn_over(turn: Turn) -> None:
+    """``turn`` has ended: its session runs none now (:func:`live_turn`)."""
+    if _LIVE.get(id(turn.session)) is turn:
+        del _LIVE[id(turn.session)]
+
+
+def live_turn(session: object) -> Turn | None:
+    """The turn ``session`` runs now, asked from any task; ``None`` between turns."""
+    turn = running_turn(session) or _LIVE.get(id(session))
+    return turn if turn is not None and turn.session is session else None
 
 
 def running_turn(session: object) -> Turn | None:

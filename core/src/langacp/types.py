@@ -21,13 +21,17 @@ if TYPE_CHECKING:
     from acp.schema import ClientCapabilities, Implementation
 
 __all__ = [
+    "ElicitResult",
+    "ElicitationRefused",
     "PermissionDecision",
     "PermissionRule",
     "PermissionVerdict",
     "PromptCancelled",
+    "Question",
     "SessionContext",
     "ToolCallInfo",
     "TurnOutcome",
+    "TurnPaused",
     "model_call_messages",
     "pending_tool_calls",
 ]
@@ -110,6 +114,80 @@ class PromptCancelled(Exception):
     (``asyncio.CancelledError`` raised inside a graph node is turned into an error by
     LangGraph; this exception is not.)
     """
+
+
+class TurnPaused(Exception):
+    """Raise from a ``langacp_resume_interrupt`` awaitable: the graph stays paused, the turn ends.
+
+    The interrupts stay pending in the thread (nothing is repaired or lost); the turn ends with
+    ``stop_reason`` (``end_turn`` or ``cancelled``); the session's next prompt is offered to
+    ``langacp_resume_interrupt`` first (as ``prompt``), so it can answer them.
+    """
+
+    def __init__(self, reason: str = "", stop_reason: Literal["end_turn", "cancelled"] = "end_turn") -> None:
+        super().__init__(reason or "the graph waits for an answer")
+        self.stop_reason = stop_reason
+
+
+ElicitAction = Literal["accept", "decline", "cancel", "unavailable"]
+"""How a question ended: answered, declined, cancelled by the user, or it could not be asked."""
+
+
+@dataclass(frozen=True)
+class ElicitResult:
+    """The user's answer to :meth:`SessionContext.elicit`.
+
+    ``action`` is ``"accept"`` (``content`` holds the answer, checked against the schema that was
+    sent), ``"decline"``, ``"cancel"``, or ``"unavailable"``: the question was not asked, and
+    ``reason`` says why (the client did not advertise forms, no turn of the session is running).
+    """
+
+    action: ElicitAction
+    content: dict[str, Any] | None = None
+    reason: str | None = None
+
+    @property
+    def accepted(self) -> bool:
+        return self.action == "accept"
+
+
+class ElicitationRefused(ValueError):
+    """The client's answer to a question does not match the schema that was sent (extra or
+    wrong-typed fields, an option that was not offered); nothing of it is used."""
+
+
+@dataclass(frozen=True)
+class Question:
+    """One question for the user, mapped from an interrupt's value (``langacp_interrupt_question``).
+
+    ``schema`` is a form in ACP's restricted schema (a flat object of string / number / integer /
+    boolean / enum / multi-select fields). ``resume`` turns the checked answer (the form's
+    content) into the value the graph resumes with.
+    """
+
+    message: str
+    schema: dict[str, Any]
+    resume: Callable[[dict[str, Any]], Any]
+
+    def fields(self) -> dict[str, dict[str, Any]]:
+        properties = self.schema.get("properties")
+        return dict(properties) if isinstance(properties, dict) else {}
+
+    def text(self) -> str:
+        """The question as a message, for a client that cannot show forms: the message, the options of
+        a one-field question numbered, and how to answer with a next prompt."""
+        from langacp.forms import form_options
+
+        fields = self.fields()
+        lines = [self.message.strip()]
+        if len(fields) == 1:
+            options = form_options(next(iter(fields.values())))
+            lines += [f"{n}. {option}" for n, option in enumerate(options, 1)]
+            lines.append("Reply with your answer" + (" (the option or its number)." if options else "."))
+        elif fields:
+            names = ", ".join(f"{name} ({prop.get('type')})" for name, prop in fields.items())
+            lines.append(f"Reply with a JSON object of: {names}.")
+        return "\n".join(lines)
 
 
 @dataclass
@@ -226,7 +304,63 @@ class SessionContext:
             raise ValueError(f"not an answer to a permission request: {response!r:.200}")
         return chosen
 
-    # (issue 30: ``elicit``, asking the user for structured input, is the next service here.)
+    async def elicit(
+        self, message: str, schema: Mapping[str, Any] | None = None, *, url: str | None = None
+    ) -> ElicitResult:
+        """Ask the user (``elicitation/create``): a form of ``schema``, or a page at ``url`` to open.
+
+        A form needs the client's ``elicitation.form`` capability, a URL its ``elicitation.url``
+        one and an ``https:`` address. Only within a running turn of this session; otherwise, or
+        when the client cannot be asked, the result is ``"unavailable"`` with the reason. An
+        answer is checked against ``schema``: :class:`ElicitationRefused` when it does not match.
+        ``ValueError`` for a schema outside ACP's restricted one or a URL that is not ``https:``.
+        """
+        from langacp.forms import FormError, check_form_answer, check_form_schema
+        from langacp.running import live_turn
+
+        form = check_form_schema(schema if schema is not None else {}) if url is None else None
+        if url is not None and not url.lower().startswith("https://"):
+            raise ValueError(f"only https: URLs are opened for the user, not {url[:80]!r}")
+        reporter = live_turn(self)
+        if reporter is None:
+            return ElicitResult("unavailable", reason="no turn of this session is running")
+        elicitation = getattr(self.client_capabilities, "elicitation", None)
+        if self.client is None or getattr(elicitation, "form" if url is None else "url", None) is None:
+            mode = "forms" if url is None else "URLs"
+            return ElicitResult("unavailable", reason=f"the client does not take questions as {mode}")
+        await reporter.sink.flush()  # the turn's updates first: what the question is about
+        try:
+            response = await self.client.create_elicitation(message=message, mode=self._elicit_mode(form, url))
+        except Exception as exc:
+            from acp import RequestError
+
+            if isinstance(exc, RequestError):
+                raise
+            raise ElicitationRefused(f"not an answer to the question: {exc}") from exc
+        action = getattr(response, "action", None)
+        if action in ("decline", "cancel"):
+            return ElicitResult(action)
+        if action != "accept":
+            raise ElicitationRefused(f"not an answer to the question: {response!r:.200}")
+        if form is None:
+            return ElicitResult("accept", {})
+        try:
+            return ElicitResult("accept", check_form_answer(form, getattr(response, "content", None)))
+        except FormError as exc:
+            raise ElicitationRefused(str(exc)) from None
+
+    def _elicit_mode(self, form: dict[str, Any] | None, url: str | None) -> Any:
+        from acp.schema import ElicitationFormSessionMode, ElicitationSchema, ElicitationUrlSessionMode
+
+        if form is not None:
+            return ElicitationFormSessionMode(
+                session_id=self.session_id, requested_schema=ElicitationSchema.model_validate(form)
+            )
+        import uuid
+
+        return ElicitationUrlSessionMode.model_validate(
+            {"sessionId": self.session_id, "elicitationId": uuid.uuid4().hex, "url": url}
+        )
 
     async def _show_call(self, tool_call: Any) -> None:
         """Before asking about ``tool_call``: its held arguments, then every queued update of the turn, sent."""
@@ -289,6 +423,8 @@ class TurnOutcome:
     error: BaseException | None = None
     interrupted: bool = False
     """The graph stopped on an interrupt nobody resumed."""
+    paused: bool = False
+    """The graph waits for an answer (:class:`TurnPaused`): its interrupts stay pending for the next prompt."""
     usage: dict[str, int] = field(default_factory=dict)
     """Token totals of the turn's model calls, summed from their ``usage_metadata``:
     ``input_tokens``, ``output_tokens``, ``total_tokens``, and when reported ``cache_read``,

@@ -113,7 +113,10 @@ class PromptMethods:
             await self.plugins.prompt_started(context, prompt)
             if session.cancel_requested:
                 raise asyncio.CancelledError
-            await runner.run({"messages": [HumanMessage(content=content)]}, config, outcome)
+            pending = await session.pending_interrupts()
+            await runner.run(
+                {"messages": [HumanMessage(content=content)]}, config, outcome, pending=pending, prompt=prompt
+            )
         except asyncio.CancelledError:
             outcome.cancelled = True
             task = asyncio.current_task()
@@ -126,6 +129,7 @@ class PromptMethods:
                 outcome.error = exc
         finally:
             session.cancellable = False
+        session.paused = tuple(runner.paused_on)  # questions left open (paused, cancelled, unanswered): read next turn
         response = await end_turn(
             self.plugins, context, session.sink, runner, graph=session.graph, config=session.config
         )

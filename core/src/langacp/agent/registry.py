@@ -62,6 +62,8 @@ class Session:
     """The session's :class:`~langacp.bridge.tool_ids.ToolCallIds`: tool call ids unique across turns."""
     offer: Any = None
     """Its modes and config options as gathered when it opened (for its commands), until its response takes them."""
+    paused: tuple[Any, ...] = ()
+    """The interrupts its thread is paused on (a question waiting for the user's answer), as last read."""
 
     def take_offer(self) -> Any:
         """The modes and config options gathered as the session opened (once; ``None`` after)."""
@@ -90,8 +92,16 @@ class Session:
         if getattr(self.graph, "checkpointer", None) is None:
             return []  # a factory that ignores setup.checkpointer: nothing is stored
         state = await self.graph.aget_state(self.config)
+        self.paused = tuple(getattr(state, "interrupts", None) or ())
         messages: list[Any] = (state.values or {}).get("messages") or []
         return messages
+
+    async def pending_interrupts(self) -> tuple[Any, ...]:
+        """The interrupts the thread is paused on now (read only when the last turn left it paused)."""
+        if self.paused and getattr(self.graph, "checkpointer", None) is not None:
+            state = await self.graph.aget_state(self.config)
+            self.paused = tuple(getattr(state, "interrupts", None) or ())
+        return self.paused
 
 
 @dataclass

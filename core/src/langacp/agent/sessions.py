@@ -61,7 +61,7 @@ class SessionMethods:
     async def _load(
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None, additional_directories: list[str] | None
     ) -> LoadSessionResponse:
-        from langacp.replay import replay_messages
+        from langacp.replay import replay_messages, replay_questions
 
         session, messages = await self.registry.restore(session_id, cwd, mcp_servers, additional_directories)
         try:
@@ -69,6 +69,7 @@ class SessionMethods:
                 messages = await session.messages()
             session.ids.reset()  # the replay sends (and so registers) every id again
             replay_messages(self.plugins, session.context, messages, session.sink)
+            replay_questions(self.plugins, session.context, session.paused, session.sink)
         except Exception as exc:
             log.exception("cannot replay session %s", session_id)
             await self.registry.close(session)

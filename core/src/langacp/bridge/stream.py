@@ -9,6 +9,7 @@ handler that listens to nothing else. Updates go through the session's
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from langchain_core.messages import AIMessage, RemoveMessage, ToolMessage
@@ -16,7 +17,7 @@ from langchain_core.runnables.config import RunnableConfig, merge_configs
 
 from langacp.bridge.tool_starts import ToolStarts
 from langacp.bridge.turn import TurnReporter
-from langacp.types import SessionContext, TurnOutcome
+from langacp.types import SessionContext, TurnOutcome, TurnPaused
 
 if TYPE_CHECKING:
     from langacp.bridge.outbox import UpdateSink
@@ -39,18 +40,40 @@ class TurnRunner(TurnReporter):
         self, plugins: Plugins, session: SessionContext, sink: UpdateSink, graph: Any, *, guarded: bool = False
     ) -> None:
         super().__init__(plugins, session, sink)
+        self.paused_on: list[Any] = []
+        """The interrupts offered to the plugins and not answered yet: what the graph waits on if the turn ends."""
         self.guarded = guarded
         """The graph runs the core's tool guard, which reports tools starting (see
         :meth:`tool_started`); otherwise a :class:`ToolStarts` handler in the run's callbacks does."""
         self.graph = graph
 
-    async def run(self, graph_input: Any, config: dict[str, Any], outcome: TurnOutcome) -> None:
-        """Stream the graph until the turn ends; resume interrupts a plugin answers."""
-        from langgraph.types import Command
+    async def run(
+        self,
+        graph_input: Any,
+        config: dict[str, Any],
+        outcome: TurnOutcome,
+        *,
+        pending: Sequence[Any] = (),
+        prompt: Sequence[Any] | None = None,
+    ) -> None:
+        """Stream the graph until the turn ends; resume interrupts a plugin answers.
 
+        ``pending``: interrupts the thread is paused on; ``prompt`` (the turn's prompt) is offered
+        to ``langacp_resume_interrupt`` as their answer first, and ``graph_input`` runs only if no
+        plugin takes it.
+        """
         self.outcome = outcome
         if not self.guarded:
             config = dict(merge_configs(cast("RunnableConfig", config), {"callbacks": [ToolStarts(self)]}))
+        if pending:
+            self.paused_on = list(pending)
+            answered = await self._answered(self.plugins.resume_interrupt(self.session, pending, prompt))
+            if outcome.paused:
+                return
+            if answered is not None:
+                graph_input = answered
+            else:
+                self.paused_on = []  # nobody takes the prompt as the answer: it starts a new run
         while True:
             interrupts: list[Any] = []
             async for mode, data in self.graph.astream(graph_input, config, stream_mode=STREAM_MODES):
@@ -61,7 +84,10 @@ class TurnRunner(TurnReporter):
             if not interrupts:
                 return
             self.show_arguments()  # the client sees what the paused calls are before anyone is asked
-            resume = await self.plugins.resume_interrupt(self.session, interrupts)
+            self.paused_on = interrupts
+            resume = await self._answered(self.plugins.resume_interrupt(self.session, interrupts))
+            if outcome.paused:
+                return
             if resume is None:
                 # Nobody can answer: the calls waiting on it did not run, and the turn is over
                 # as if cancelled (it did not end the way the model meant).
@@ -69,7 +95,24 @@ class TurnRunner(TurnReporter):
                 self.close_open_tools(NOT_ANSWERED_TEXT)
                 self.say(NO_RESUME_TEXT)
                 return
-            graph_input = Command(resume=resume)
+            graph_input = resume
+
+    async def _answered(self, answer: Awaitable[Any]) -> Any:
+        """The ``Command`` resuming the graph with a plugin's answer, or ``None`` if no plugin answers;
+        when one pauses the graph instead (:class:`~langacp.types.TurnPaused`), ``None`` and the
+        outcome says so."""
+        from langgraph.types import Command
+
+        try:
+            value = await answer
+        except TurnPaused as paused:
+            self.outcome.paused = self.outcome.interrupted = True
+            self.outcome.cancelled = paused.stop_reason == "cancelled"
+            return None
+        if value is None:
+            return None
+        self.paused_on = []
+        return Command(resume=value)
 
     def _on_updates(self, data: dict[str, Any]) -> list[Any]:
         interrupts: list[Any] = []

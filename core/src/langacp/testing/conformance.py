@@ -236,7 +236,9 @@ def _probes(tmp_path: Path) -> dict[str, dict[str, Any]]:
         "langacp_resume_interrupt": {
             "session": session,
             "interrupts": [SimpleNamespace(id="conformance", value={"conformance_probe": True})],
+            "prompt": None,
         },
+        "langacp_interrupt_question": {"value": {"conformance_probe": True}, "session": session},
         "langacp_map_error": {"error": ConformanceProbeError("probe"), "method": "conformance/probe"},
     }
 
