@@ -2,7 +2,8 @@
 
 * every hook in ``langacp.hookspecs`` has a ``### <name>`` section in ``docs/hooks.md``;
 * that section shows the hook's real signature, on one line;
-* the table and that section say what the hook's record (``hookspecs.CONTRACT``) declares;
+* the table and that section say what the hook's record (``hookspecs.CONTRACT``) declares, and
+  ``docs/plugins.md`` names the hooks whose errors answer a request and those without a time limit;
 * ``docs/hooks.md`` documents no hook that does not exist;
 * every hook is named in at least one test file (``test_*.py`` / ``*_test.py``) under
   ``core/tests/`` or ``tests/``, other than this one.
@@ -14,6 +15,7 @@ import inspect
 import re
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,6 +23,7 @@ from langacp import hookspecs
 
 ROOT = Path(__file__).resolve().parents[2]
 HOOKS_DOC = ROOT / "docs" / "hooks.md"
+PLUGINS_DOC = ROOT / "docs" / "plugins.md"
 TEST_DIRS = (ROOT / "core" / "tests", ROOT / "tests")
 THIS_FILE = Path(__file__).resolve()
 
@@ -123,3 +126,17 @@ def test_the_section_follows_the_hooks_record(name: str) -> None:
     awaited = re.search(r"^- \*\*Async-capable:\*\* (.*)$", section, re.MULTILINE)
     assert firstresult and awaited, f"the '### {name}' section lacks its firstresult or Async-capable line"
     assert (_yes(firstresult[1]), _yes(awaited[1])) == (hook.firstresult, hook.awaited)
+
+
+@pytest.mark.parametrize(
+    ("lead", "declared"),
+    [
+        ("raised by a hook that answers a request", lambda hook: hook.answering),
+        ("The hooks that wait for a person", lambda hook: hook.awaited and hook.limit is None),
+    ],
+)
+def test_the_plugin_guide_names_the_hooks_the_records_declare(lead: str, declared: Any) -> None:
+    text = " ".join(PLUGINS_DOC.read_text(encoding="utf-8").split())
+    start = text.index(lead)
+    named = set(re.findall(r"`(langacp_\w+)`", text[start : text.index(".", start)]))
+    assert named == {name for name, hook in hookspecs.CONTRACT.items() if declared(hook)}
