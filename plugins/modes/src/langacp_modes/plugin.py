@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import weakref
 from collections.abc import Awaitable
+from dataclasses import dataclass
 from typing import Any
 
 from langacp.api import PermissionRule, PermissionVerdict, SessionContext, ToolCallInfo, hookimpl
@@ -15,8 +16,12 @@ from langacp_modes.switch_tool import SWITCH_TOOL, ask_to_switch, make_switch_to
 
 log = logging.getLogger("langacp_modes")
 
-TOOL_KEY = "modes.switch_tool"
-"""``SessionContext.state`` key of the session's ``switch_mode`` tool."""
+
+@dataclass
+class _SwitchTool:
+    """The session's ``switch_mode`` tool (``session.scratch(_SwitchTool)``), once made."""
+
+    tool: Any = None
 
 
 @hookimpl
@@ -39,7 +44,7 @@ def langacp_session_middleware(session: SessionContext) -> list[Any]:
 
 @hookimpl
 def langacp_session_tools(session: SessionContext) -> list[Any]:
-    tool = session.state[TOOL_KEY] = make_switch_tool(session)
+    tool = session.scratch(_SwitchTool).tool = make_switch_tool(session)
     return [tool]
 
 
@@ -49,7 +54,7 @@ def _ours(call: ToolCallInfo, session: SessionContext) -> bool:
         return False
     from langacp.api import left_out
 
-    tool = session.state.get(TOOL_KEY)
+    tool = session.scratch(_SwitchTool).tool
     return tool is not None and not left_out(session, tool)
 
 
