@@ -125,3 +125,41 @@ async def test_the_same_scenario_core_alone_and_with_both_plugins(
 
     # The edit really happened in both runs: rendering changed, behaviour did not.
     assert (tmp_path / "core-only" / "core" / "x.py").read_text() == (root / "core" / "x.py").read_text()
+
+
+def _chat(prompt: str, cwd: Path, plugins: list[str], *args: str) -> str:
+    """``langacp chat --prompt PROMPT ARGS -- langacp serve TARGET -p PLUGIN…`` as processes: what it printed."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LANGACP_")}
+    env.update(LANGACP_DISABLE_PLUGIN_AUTOLOAD="1", XDG_DATA_HOME=str(cwd / ".data"), TERM="dumb")
+    env.update(XDG_CONFIG_HOME=str(cwd / ".config"))
+    serve = [sys.executable, "-m", "langacp.cli", "serve", TARGET, *(a for p in plugins for a in ("-p", p))]
+    result = subprocess.run(
+        [sys.executable, "-m", "langacp.cli", "chat", "--prompt", prompt, *args, "--", *serve],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def test_chat_shows_a_write_s_diff_once_with_clean_paths(tmp_path: Path) -> None:
+    """A write asks (langacp-permissions) with its diff (langacp-tools): pending, question, progress and
+    result all carry it; the chat shows it once, its paths as git prints them."""
+    (tmp_path / "notes.txt").write_text("old line\n")
+    prompt = 'tool write_file {"path": "notes.txt", "content": "new line\\n"}'
+    shown = _chat(prompt, tmp_path, ["tools", "permissions"], "--yes")
+    path = str(tmp_path / "notes.txt")
+    assert "Allow Write notes.txt (edit)?" in shown, shown
+    assert shown.count("+new line") == 1, shown
+    assert shown.count("-old line") == 1, shown
+    assert f"--- a{path}" in shown and f"+++ b{path}" in shown, shown
+    assert "//" not in shown.replace("://", ""), shown
+    assert (tmp_path / "notes.txt").read_text() == "new line\n"

@@ -201,7 +201,7 @@ async def test_prompt_plain_text(project: Path, monkeypatch: pytest.MonkeyPatch,
     assert LABEL in out
     assert "● read_file (other) pending" in out
     assert "✓ read_file completed" in out
-    assert "> # Hello project" in out
+    assert "│ # Hello project" in out  # a markdown quote, not the prompt marker "> "
 
 
 @pytest.mark.parametrize(
@@ -320,7 +320,8 @@ async def test_interactive_default_agent(project: Path, monkeypatch: pytest.Monk
     demo = {"LANGACP_DEMO_DELAY": "0"}
     assert await chat_in_process(monkeypatch, project, lines=lines, target=DEFAULT_TARGET, env=demo) == 0
     out = capsys.readouterr().out
-    shown = ["> ", LABEL, "● read_file", "> # Hello project", "> ", "write_todos", "The plan has 3 steps", "> "]
+    # a quoted line starts with "│ ", not "> ": that is the prompt's own marker
+    shown = ["> ", LABEL, "● read_file", "│ # Hello project", "> ", "write_todos", "The plan has 3 steps", "> "]
     _in_order(out, shown)
 
 
@@ -454,3 +455,91 @@ async def test_interactive_modes(project: Path, monkeypatch: pytest.MonkeyPatch,
     _in_order(out, ["> ", "mode: ask (available: ask, code)", "> ", "mode → code", "> ", "> "])
     assert "unknown mode 'nope'" in err
     assert out.count("mode → code") == 1  # the rejected mode changed nothing
+
+
+async def test_demo_answers_read_plainly(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    """Plurals as English has them, quotes that do not look like the prompt, the todo list as a list."""
+    project = tmp_path / "project"
+    (project / "docs").mkdir(parents=True)
+    (project / "NOTES.md").write_text("> a quote in the file\n")
+    lines = ["list files", "read NOTES.md", "make a plan for a release"]
+    demo = {"LANGACP_DEMO_DELAY": "0"}
+    assert await chat_in_process(monkeypatch, project, lines=lines, target=DEFAULT_TARGET, env=demo) == 0
+    out = capsys.readouterr().out
+    assert "(1 directory, 1 file)" in out, out
+    assert "(1 line read.)" in out, out
+    assert "│ > a quote in the file" in out, out
+    prompts = [line for line in out.splitlines() if line.startswith(">")]
+    assert prompts == [f"> {line}" for line in lines] + ["> "], out  # only the prompt starts with ">"
+    _in_order(out, ["> make a plan", "Plan:", "[ ] ", "[ ] ", "The plan has 3 steps"])
+    assert "{'content'" not in out, out
+
+
+async def test_help_and_mode_answer_here_without_the_commands_plugin(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    """With the core alone the agent has no /help and no modes: the chat says so, the model is not asked."""
+    lines = ["/help", "/mode", "/mode code"]
+    assert await chat_in_process(monkeypatch, project, lines=lines) == 0
+    out = capsys.readouterr().out
+    _in_order(out, ["> /help", "chat commands:", "/help", "/mode", "(this agent has no modes)", "/exit"])
+    _in_order(out, ["> /mode", "this agent has no modes", "> /mode code", "this agent has no modes", "> "])
+    assert "the agent has no slash commands of its own" in out
+    assert "You said" not in out  # nothing reached the model
+
+
+async def test_help_lists_the_agent_s_commands_and_passes_help_on(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    lines = ["/help"]
+    assert await chat_in_process(monkeypatch, project, lines=lines, testplug=["modes"]) == 0
+    out = capsys.readouterr().out
+    _in_order(out, ["> /help", "chat commands:", "/mode", "show the session's mode"])
+    assert "(this agent has no modes)" not in out
+
+
+# -- the prompt at a terminal: readline ------------------------------------------------------------
+
+
+def _terminal_chat(project: Path, data: Path) -> pexpect.spawn:
+    env = agent_env(extra={"XDG_DATA_HOME": str(data), "TERM": "xterm", "NO_COLOR": "1"})
+    child = pexpect.spawn(
+        CHAT[0],
+        [*CHAT[1:], *SCRIPTED_AGENT],
+        cwd=str(project),
+        env=env,
+        encoding="utf-8",
+        timeout=30,
+        dimensions=(50, 200),
+    )
+    child.expect_exact("> ")
+    return child
+
+
+def test_prompt_line_editing_history_completion_and_clear(project: Path, tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    child = _terminal_chat(project, data)
+    child.send("echo helo")
+    child.send("\x1b[D")  # ← : the cursor goes back one character
+    child.send("l\r")
+    child.expect_exact("\r\nhello\r\n")  # the agent got "echo hello", not "echo helo^[[Dl"
+    child.expect_exact("> ")
+    child.send("\x1b[A\r")  # ↑ recalls the last prompt
+    child.expect_exact("\r\nhello\r\n")
+    child.expect_exact("> ")
+    child.send("/he\t\r")  # Tab completes the command
+    child.expect_exact("chat commands:")
+    child.expect_exact("> ")
+    child.send("\x0c")  # Ctrl-L clears the screen, here; the agent never sees it
+    child.expect_exact("\x1b[H\x1b[2J")
+    child.send("/quit\r")
+    assert _finish(child) == 0
+    assert "\x1b[D" not in (child.before or "")
+    history = (data / "langacp" / "chat_history").read_text()
+    assert "echo hello" in history and "/quit" in history
+    again = _terminal_chat(project, data)  # a new chat remembers the last one's prompts
+    again.send("\x1b[A\x1b[A\r")  # ↑↑: past /quit, the /help of the last chat
+    again.expect_exact("chat commands:")
+    again.expect_exact("> ")
+    again.sendcontrol("d")
+    assert _finish(again) == 0

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from langacp.chat.client import AnswerPolicy, ChatHandler, chat_policy
+from langacp.chat.prompt import TerminalPrompt
 from langacp.chat.render import JsonRenderer, Renderer, TerminalRenderer, dump
 from langacp.client.connection import AcpConnection, AgentExited
 from langacp.pipes import EXIT_STDOUT_CLOSED, stdout_closed
@@ -34,6 +35,16 @@ __all__ = ["EXIT_CODES", "ChatOptions", "default_agent_command", "run_chat"]
 EXIT_CODES = {"end_turn": 0, "refusal": 3, "max_tokens": 4, "max_turn_requests": 5, "cancelled": 130}
 """``--prompt``'s exit code for each stop reason (1: error, 2: usage)."""
 STDERR_TAIL = 40
+LOCAL_COMMANDS = {
+    "help": "this help",
+    "mode": "show the session's mode, or switch to mode ID (/mode ID)",
+    "exit": "end the chat (also /quit, Ctrl-D)",
+    "quit": "end the chat",
+}
+KEYS = (
+    "keys: ↑/↓ earlier prompts · Tab completes a command · Ctrl-L clears the screen · "
+    "Ctrl-C cancels an answer (at the prompt: exits)"
+)
 
 
 def default_agent_command(model: str | None = None) -> list[str]:
@@ -60,12 +71,25 @@ class NoSession(Exception):
 
 
 class LineReader:
-    """Lines from stdin for asyncio, without a blocking thread when stdin can be polled."""
+    """Lines from stdin for asyncio, without a blocking thread when stdin can be polled.
 
-    def __init__(self) -> None:
+    ``attached=False``: stdin is read only between :meth:`attach` and :meth:`detach` (at a
+    terminal, readline reads the prompts and this reader only the answers to questions).
+    """
+
+    def __init__(self, *, attached: bool = True) -> None:
         self.lines: asyncio.Queue[str | None] = asyncio.Queue()
         self._buffer = b""
         self._fd = sys.stdin.fileno()
+        self._polled = False
+        self._attached = False
+        if attached:
+            self.attach()
+
+    def attach(self) -> None:
+        if self._attached:
+            return
+        self._attached = True
         loop = asyncio.get_running_loop()
         try:
             loop.add_reader(self._fd, self._readable)
@@ -73,6 +97,13 @@ class LineReader:
         except (OSError, ValueError, NotImplementedError):  # a regular file cannot be polled
             self._polled = False
             threading.Thread(target=self._read_blocking, args=(loop,), daemon=True).start()
+
+    def detach(self) -> None:
+        """Stop reading stdin (lines already read stay queued)."""
+        if self._polled and self._attached:
+            self._attached = False
+            with contextlib.suppress(Exception):
+                asyncio.get_running_loop().remove_reader(self._fd)
 
     def _readable(self) -> None:
         try:
@@ -83,6 +114,7 @@ class LineReader:
             data = b""
         if not data:
             asyncio.get_running_loop().remove_reader(self._fd)
+            self._polled = False
             if self._buffer:
                 self.lines.put_nowait(self._buffer.decode(errors="replace"))
             self.lines.put_nowait(None)
@@ -105,9 +137,7 @@ class LineReader:
         return line
 
     def close(self) -> None:
-        if self._polled:
-            with contextlib.suppress(Exception):
-                asyncio.get_running_loop().remove_reader(self._fd)
+        self.detach()
 
 
 class Chat:
@@ -121,6 +151,9 @@ class Chat:
             console.on_broken_pipe = self._on_console_broken_pipe
         self.interactive = options.prompt is None
         self.lines: LineReader | None = None
+        self.prompt: TerminalPrompt | None = None
+        """Line editing and history for the prompt at a terminal."""
+        self.handler: ChatHandler | None = None
         self.acp: AcpConnection | None = None
         self.session_id = ""
         self.modes: Any = None
@@ -134,7 +167,7 @@ class Chat:
     # -- agent process -------------------------------------------------------------------------
 
     async def _spawn(self) -> None:
-        handler = ChatHandler(self.renderer)
+        handler = self.handler = ChatHandler(self.renderer)
         handler.on_stdout_closed = self._on_stdout_closed
         policy = chat_policy(self.options.policy, handler, self._ask if self._can_ask() else None)
         self.acp = AcpConnection(handler, policy, stderr_lines=STDERR_TAIL, on_stderr=self._agent_line)
@@ -185,6 +218,7 @@ class Chat:
         assert self.lines is not None
         question: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self.question = question
+        self.lines.attach()
         try:
             while True:
                 self._show_prompt(f"choose 1-{len(options)}: ")
@@ -203,6 +237,8 @@ class Chat:
                 self.renderer.info(f"type a number from 1 to {len(options)} (or the option's name)")
         finally:
             self.question = None
+            if self.prompt is not None:
+                self.lines.detach()  # readline reads the next prompt
 
     def _show_prompt(self, text: str) -> None:
         if isinstance(self.renderer, TerminalRenderer):
@@ -287,12 +323,24 @@ class Chat:
         self.renderer.turn_end(self.session_id, stop_reason)
         return stop_reason
 
+    @property
+    def _agent_commands(self) -> dict[str, str]:
+        return self.handler.commands if self.handler is not None else {}
+
     async def _local_command(self, line: str) -> bool:
-        """Handle ``/exit``, ``/quit`` and ``/mode``; ``False`` if ``line`` is for the agent."""
+        """Handle ``/help``, ``/mode``, ``/exit`` and ``/quit``; ``False`` if ``line`` is for the agent."""
         name, _, argument = line[1:].partition(" ")
         if name in ("exit", "quit"):
             raise EOFError
-        if name == "mode" and self.modes is not None:
+        if name == "help":
+            self._help()
+            return "help" not in self._agent_commands  # the agent's own /help follows, when it has one
+        if name == "mode" and self.modes is None:
+            if "mode" in self._agent_commands:
+                return False
+            self.renderer.info("this agent has no modes (type /help for what is available)")
+            return True
+        if name == "mode":
             assert self.acp is not None
             from acp import RequestError
 
@@ -310,14 +358,53 @@ class Chat:
             return True
         return False
 
+    def _help(self) -> None:
+        """What can be typed here: the chat's own commands, the agent's, the keys (with no agent call)."""
+        info = self.renderer.info
+        info("chat commands:")
+        for name, what in LOCAL_COMMANDS.items():
+            if name == "mode" and self.modes is None:
+                what = "(this agent has no modes)"
+            info(f"  /{name:<8} {what}")
+        agent = {n: d for n, d in self._agent_commands.items() if n not in LOCAL_COMMANDS}
+        if agent:
+            info("the agent's commands:")
+            for name, what in agent.items():
+                info(f"  /{name:<8} {what}".rstrip())
+        elif "help" not in self._agent_commands:
+            info("the agent has no slash commands of its own (langacp-commands adds /model, /tools, /clear)")
+        if self.prompt is not None and self.prompt.available:
+            info(KEYS)
+        info("anything else is sent to the agent")
+
+    def _completions(self, line: str) -> list[str]:
+        """What Tab may complete ``line`` (typed so far) with: a command, or a mode id after ``/mode``."""
+        if " " not in line:
+            return sorted({f"/{n}" for n in (*LOCAL_COMMANDS, *self._agent_commands)})
+        if line.startswith("/mode ") and self.modes is not None and line.count(" ") == 1:
+            return [m.id for m in self.modes.available_modes]
+        return []
+
+    async def _read_prompt(self) -> str | None:
+        """The next prompt typed (readline at a terminal, else a line of stdin); ``None`` at the end."""
+        assert self.lines is not None
+        if self.prompt is None or not self.prompt.available or not self.lines.lines.empty():
+            self._show_prompt("> ")
+            return await self.lines.readline()
+        bold = False
+        if isinstance(self.renderer, TerminalRenderer):
+            self.renderer.end_stream()
+            bold = self.renderer.console.color_system is not None
+        text = "\001\033[1m\002> \001\033[0m\002" if bold else "> "
+        return await self.prompt.read(text)
+
     async def _interactive(self) -> int:
         assert self.lines is not None
         self.renderer.info(
-            "langacp chat · Ctrl-C cancels a running answer · /exit, Ctrl-D or Ctrl-C at the prompt exits"
+            "langacp chat · /help · Ctrl-C cancels a running answer · /exit, Ctrl-D or Ctrl-C at the prompt exits"
         )
         while True:
-            self._show_prompt("> ")
-            line = await self.lines.readline()
+            line = await self._read_prompt()
             if line is None:
                 return 0
             if not sys.stdin.isatty():  # a terminal echoes what is typed; piped input is shown here
@@ -344,7 +431,9 @@ class Chat:
                 self.renderer.error(f"cannot start the agent {' '.join(self.options.command)}: {exc}")
                 return 1
             if self._can_ask():
-                self.lines = LineReader()
+                if self.interactive and sys.stdin.isatty():
+                    self.prompt = TerminalPrompt(self._completions)
+                self.lines = LineReader(attached=self.prompt is None or not self.prompt.available)
             from acp import RequestError
 
             try:
@@ -373,6 +462,8 @@ class Chat:
                 loop.remove_signal_handler(signal.SIGINT)
             if self.lines is not None:
                 self.lines.close()
+            if self.prompt is not None:
+                self.prompt.close()
             if self.acp is not None:
                 await self.acp.close()
 

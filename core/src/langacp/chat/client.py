@@ -31,6 +31,8 @@ class ChatHandler:
         self._requests: dict[str, PermissionRequest] = {}
         self.on_stdout_closed: Callable[[], None] | None = None
         """Called when stdout is closed under us (``langacp chat … | head -1``)."""
+        self.commands: dict[str, str] = {}
+        """The agent's slash commands (name → description), as it last advertised them."""
 
     @property
     def client_capabilities(self) -> ClientCapabilities:
@@ -39,6 +41,8 @@ class ChatHandler:
         return ClientCapabilities()
 
     def on_update(self, session_id: str, update: Any) -> None:
+        if update.session_update == "available_commands_update":
+            self.commands = {c.name: c.description or "" for c in update.available_commands}
         try:
             self.renderer.update(session_id, update)
         except BrokenPipeError:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import ast
 import difflib
 import json
+import re
 import sys
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any, Protocol
@@ -20,6 +22,15 @@ PREVIEW_LINES = 4
 DIFF_LINES = 80
 STATUS_MARK = {"pending": "…", "in_progress": "⋯", "completed": "✓", "failed": "✗"}
 PLAN_MARK = {"pending": "[ ]", "in_progress": "[~]", "completed": "[x]"}
+QUOTE_MARK = "│ "
+"""What a markdown quote line (``> text``) starts with here: ``> `` is the prompt's own marker."""
+TODOS = re.compile(r"Updated todo list to (\[.*\])\s*", re.DOTALL)
+"""The result text of LangChain's ``write_todos`` (a Python list of dicts)."""
+
+
+def plural(count: int, noun: str, nouns: str | None = None) -> str:
+    """``1 line``, ``2 lines`` (``nouns``: an irregular plural)."""
+    return f"{count} {noun if count == 1 else nouns or noun + 's'}"
 
 
 def dump(model: Any) -> Any:
@@ -48,6 +59,10 @@ class _Call:
     kind: str = "other"
     status: str = "pending"
     locations: set[str] = field(default_factory=set)
+    shown: set[str] = field(default_factory=set)
+    """The diffs already shown for this call: each is shown once."""
+    text: str = ""
+    """The text content last shown for this call."""
 
 
 class TerminalRenderer:
@@ -61,15 +76,36 @@ class TerminalRenderer:
         self.mode: str | None = None
         self._stream: str | None = None  # the kind of chunk being streamed
         self._at_line_start = True
+        self._held = ""  # a message's ">" at a line start, until the next chunk says whether it quotes
 
     # -- text ----------------------------------------------------------------------------------
 
     def end_stream(self) -> None:
         """Close a streamed line so the next output starts on its own line."""
+        if self._held:
+            held, self._held = self._held, ""
+            self.console.print(Text(held), end="")
+            self._at_line_start = False
         if not self._at_line_start:
             self.console.print()
             self._at_line_start = True
         self._stream = None
+
+    def _unquote(self, text: str) -> str:
+        """A message's markdown quote lines start with :data:`QUOTE_MARK` instead of ``> ``."""
+        text, self._held = self._held + text, ""
+        lines = text.splitlines(keepends=True)
+        at_start = self._at_line_start
+        for n, line in enumerate(lines):
+            if at_start and line == ">" and n == len(lines) - 1:  # the chunk ends before we know
+                self._held = ">"
+                lines[n] = ""
+            elif at_start and line.startswith("> "):
+                lines[n] = QUOTE_MARK + line[2:]
+            elif at_start and line.rstrip("\r\n") == ">":
+                lines[n] = QUOTE_MARK.rstrip() + line[1:]
+            at_start = line.endswith("\n")
+        return "".join(lines)
 
     def _chunk(self, kind: str, text: str, style: str | None) -> None:
         if self._stream != kind:
@@ -78,6 +114,8 @@ class TerminalRenderer:
                 self.console.print(Text("thinking: ", style="dim"), end="")  # dim text does not show here
                 self._at_line_start = False
         self._stream = kind
+        if kind == "agent_message_chunk":
+            text = self._unquote(text)
         if text:
             self.console.print(Text(text, style=style or ""), end="")
             self._at_line_start = text.endswith("\n")
@@ -142,41 +180,66 @@ class TerminalRenderer:
                 call.locations.add(where)
                 self.line(f"  at {where}", "dim")
         for content in update.content or []:
-            self._tool_content(content)
+            self._tool_content(content, call)
         if status_changed and not started:
             style = {"completed": "green", "failed": "red"}.get(call.status, "dim")
             self.line(Text(f"  {STATUS_MARK.get(call.status, '·')} {call.title} {call.status}", style=style))
 
-    def _tool_content(self, content: Any) -> None:
+    def _tool_content(self, content: Any, call: _Call) -> None:
+        """Show one content of a call, once: a pending call, its permission question and its
+        progress often carry the same diff."""
         if content.type == "diff":
+            key = json.dumps(["diff", content.path, content.old_text, content.new_text])
+            if key in call.shown:
+                return
+            call.shown.add(key)
             self._diff(content.path, content.old_text, content.new_text)
         elif content.type == "terminal":
             self.line(f"  terminal {content.terminal_id}", "dim")
         else:
-            text = _content_text(content.content)
-            lines = text.splitlines()
-            for line in lines[:PREVIEW_LINES]:
-                self.line(Text(f"  │ {line}", style="dim"))
-            if len(lines) > PREVIEW_LINES:
-                self.line(Text(f"  │ … {len(lines) - PREVIEW_LINES} more lines", style="dim"))
+            self._tool_text(_content_text(content.content), call)
+
+    def _tool_text(self, text: str, call: _Call) -> None:
+        todos = _todos(text)
+        if todos is not None:
+            self._plan(todos)
+            return
+        if text.startswith(call.text) and call.text:  # the same text, grown (a sub-agent's answer)
+            text, call.text = text[len(call.text) :], text
+            if not text.strip():
+                return
+            text = text.lstrip("\n")
+        else:
+            call.text = text
+        lines = text.splitlines()
+        for line in lines[:PREVIEW_LINES]:
+            self.line(Text(f"  │ {line}", style="dim"))
+        if len(lines) > PREVIEW_LINES:
+            self.line(Text(f"  │ … {plural(len(lines) - PREVIEW_LINES, 'more line')}", style="dim"))
 
     def _diff(self, path: str, old: str | None, new: str) -> None:
         self.line(Text(f"  diff {path}", style="bold"))
-        diff = list(
-            difflib.unified_diff((old or "").splitlines(), new.splitlines(), "a/" + path, "b/" + path, lineterm="")
-        )
+        # ``a/`` + a relative path, ``a`` + an absolute one (never ``a//abs``), as git prints them
+        a, b = ("a", "b") if path.startswith("/") else ("a/", "b/")
+        diff = list(difflib.unified_diff((old or "").splitlines(), new.splitlines(), a + path, b + path, lineterm=""))
         for line in diff[:DIFF_LINES]:
             style = "green" if line.startswith("+") else "red" if line.startswith("-") else "dim"
             self.line(Text(f"  {line}", style=style))
         if len(diff) > DIFF_LINES:
-            self.line(f"  … {len(diff) - DIFF_LINES} more diff lines", "dim")
+            self.line(f"  … {plural(len(diff) - DIFF_LINES, 'more diff line')}", "dim")
 
     def _plan(self, entries: list[Any]) -> None:
+        """Plan entries (ACP's, or ``{"content": …, "status": …}`` dicts) as a checklist."""
         self.line(Text("Plan:", style="bold cyan"))
         for entry in entries:
-            mark = PLAN_MARK.get(entry.status, "[?]")
-            style = {"completed": "green", "in_progress": "yellow"}.get(entry.status, "")
-            self.line(Text(f"  {mark} {entry.content}", style=style))
+            status, content = (
+                (entry.get("status"), entry.get("content"))
+                if isinstance(entry, dict)
+                else (entry.status, entry.content)
+            )
+            mark = PLAN_MARK.get(str(status), "[?]")
+            style = {"completed": "green", "in_progress": "yellow"}.get(str(status), "")
+            self.line(Text(f"  {mark} {content}", style=style))
 
     def mode_changed(self, mode_id: str) -> None:
         """Show a mode change once (the agent's update and our own request may both report it)."""
@@ -198,8 +261,15 @@ class TerminalRenderer:
             self.line(f"  input: {json.dumps(tool_call.raw_input, ensure_ascii=False)[:300]}", "dim")
         for location in tool_call.locations or []:
             self.line(f"  at {location.path}" + (f":{location.line}" if location.line is not None else ""), "dim")
+        call = self.calls.setdefault(tool_call.tool_call_id, _Call(title=title))
         for content in tool_call.content or []:
-            self._tool_content(content)
+            if (
+                content.type == "diff"
+                and json.dumps(["diff", content.path, content.old_text, content.new_text]) in call.shown
+            ):
+                self.line(f"  (the diff of {content.path} above)", "dim")
+            else:
+                self._tool_content(content, call)
         choices = "   ".join(f"{n}) {o.name}" for n, o in enumerate(options, 1))
         self.line(Text(f"  {choices}", style="yellow"))
 
@@ -269,6 +339,20 @@ class JsonRenderer:
 
     def agent_log(self, line: str) -> None:
         self.err.print(Text(f"agent: {line}", style="dim"))
+
+
+def _todos(text: str) -> list[dict[str, Any]] | None:
+    """The entries of ``write_todos``'s result text (``Updated todo list to [{...}]``), else ``None``."""
+    match = TODOS.fullmatch(text)
+    if match is None:
+        return None
+    try:
+        entries = ast.literal_eval(match.group(1))
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
+    if isinstance(entries, list) and all(isinstance(e, dict) and "content" in e for e in entries):
+        return entries
+    return None
 
 
 def _content_text(content: Any) -> str:

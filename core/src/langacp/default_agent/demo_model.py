@@ -195,8 +195,8 @@ def _summarise_list(text: str, args: dict[str, Any]) -> str:
     shown = ", ".join(f"`{e}`" for e in entries[:12])
     more = f" and {len(entries) - 12} more" if len(entries) > 12 else ""
     return (
-        f"`{path}` has {len(entries)} entries ({len(dirs)} directories, {len(entries) - len(dirs)} files): "
-        f"{shown}{more}."
+        f"`{path}` has {_count(len(entries), 'entry', 'entries')} ({_count(len(dirs), 'directory', 'directories')}, "
+        f"{_count(len(entries) - len(dirs), 'file')}): {shown}{more}."
     )
 
 
@@ -205,7 +205,12 @@ def _summarise_read(text: str, args: dict[str, Any]) -> str:
     lines = text.splitlines()
     first = [line for line in lines if not line.startswith("… (")][:5]
     quoted = "\n".join(f"> {line}" if line else ">" for line in first)
-    return f"`{path}` starts with:\n\n{quoted}\n\n({len(lines)} lines read.)"
+    return f"`{path}` starts with:\n\n{quoted}\n\n({_count(len(lines), 'line')} read.)"
+
+
+def _count(count: int, noun: str, nouns: str | None = None) -> str:
+    """``1 file``, ``2 files``."""
+    return f"{count} {noun if count == 1 else nouns or noun + 's'}"
 
 
 def _summarise_search(text: str, args: dict[str, Any]) -> str:
