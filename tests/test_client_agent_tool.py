@@ -39,6 +39,40 @@ def agent(setup):
 """
 
 
+NATURAL = """
+import sys
+from langacp.client import acp_agent_tool
+from langacp.testing.agent import TOOLS, make_model
+
+helper = acp_agent_tool(
+    "helper",
+    command=[sys.executable, "-m", "langacp.cli", "serve", "langacp.testing.agent:agent", "-p", "permissions"],
+    description="Delegate a task to the helper agent.",
+)
+
+
+def agent(setup):
+    return setup.create_agent(make_model(), tools=[*TOOLS, helper])
+"""
+"""The tool built the natural way: once, at import, with no ``session=``."""
+
+NODE_GRAPH = """
+import sys
+from langgraph.graph import END, START, MessagesState, StateGraph
+from langacp.client import acp_node
+
+node = acp_node(
+    "helper",
+    command=[sys.executable, "-m", "langacp.cli", "serve", "langacp.testing.agent:agent", "-p", "permissions"],
+)
+builder = StateGraph(MessagesState)
+builder.add_node("helper", node)
+builder.add_edge(START, "helper")
+builder.add_edge("helper", END)
+graph = builder.compile()
+"""
+
+
 def _delegate(prompt: str) -> str:
     return "tool helper " + json.dumps({"prompt": prompt})
 
@@ -182,3 +216,41 @@ async def test_acp_node_streams_the_sub_agent_on_the_custom_stream(tmp_path: Pat
     assert "".join(u.content.text for u in streamed if u.session_update == "agent_message_chunk") == answer
     with pytest.raises(ProcessLookupError):
         os.killpg(pid, 0)
+
+
+async def test_a_tool_built_without_the_session_finds_it(tmp_path: Path) -> None:
+    """No ``session=``: the tool finds the session whose turn runs it, and nests the sub-agent's work."""
+    (tmp_path / "natural_agent.py").write_text(NATURAL)
+    client = RecordingClient(answer="allow_once")
+    async with serve(f"{tmp_path / 'natural_agent.py'}:agent", cwd=tmp_path, client=client) as agent:
+        sid = await agent.start()
+        assert await agent.prompt(sid, _delegate('tool add {"a": 1, "b": 2}')) == "end_turn"
+        parent_id = next(u.tool_call_id for u in client.of(sid, "tool_call") if u.title == "helper")
+        sub_calls = [u for u in client.of(sid, "tool_call") if u.tool_call_id.startswith(parent_id + "/")]
+        assert [u.title for u in sub_calls] == ["add"]
+        assert _meta(sub_calls[0]) == {"parentToolCallId": parent_id}
+        nested_text = [
+            u for u in client.of(sid, "tool_call_update") if u.tool_call_id == parent_id and _meta(u) and u.content
+        ]
+        assert nested_text and nested_text[-1].content[0].content.text == "done: 3"
+        [request] = client.permission_requests  # the sub-agent's question, asked of this editor
+        assert request.session_id == sid and request.tool_call.tool_call_id == sub_calls[0].tool_call_id
+        assert client.text(sid) == "done: done: 3"
+
+
+async def test_a_served_acp_node_shows_its_run_as_a_tool_call(tmp_path: Path) -> None:
+    (tmp_path / "node_graph.py").write_text(NODE_GRAPH)
+    client = RecordingClient(answer="allow_once")
+    async with serve(f"{tmp_path / 'node_graph.py'}:graph", cwd=tmp_path, client=client) as agent:
+        sid = await agent.start()
+        assert await agent.prompt(sid, 'tool add {"a": 2, "b": 2}') == "end_turn"
+        [start, *sub_calls] = client.of(sid, "tool_call")
+        assert start.title == "helper" and start.status == "in_progress"
+        assert [(u.title, u.tool_call_id.startswith(start.tool_call_id + "/")) for u in sub_calls] == [("add", True)]
+        assert _meta(sub_calls[0]) == {"parentToolCallId": start.tool_call_id}
+        [request] = client.permission_requests
+        assert request.tool_call.tool_call_id == sub_calls[0].tool_call_id
+        ends = [u for u in client.of(sid, "tool_call_update") if u.tool_call_id == start.tool_call_id and u.status]
+        assert [u.status for u in ends] == ["completed"]
+        texts = [u for u in client.of(sid, "tool_call_update") if u.tool_call_id == start.tool_call_id and u.content]
+        assert texts[-1].content[0].content.text == "done: 4"

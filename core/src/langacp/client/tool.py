@@ -3,8 +3,8 @@
 The tool sends its ``prompt`` argument to the agent and returns the agent's whole answer;
 cancelling the tool call cancels the agent's turn (``session/cancel``).
 
-Inside an agent that langacp serves, pass the session (``session=setup.session`` in a
-per-session factory, the public :class:`~langacp.SessionContext`) and the editor sees the
+Inside an agent that langacp serves, the tool finds the session whose turn runs it (or takes
+``session=``, a :class:`~langacp.SessionContext`) and the editor sees the
 sub-agent's work **nested under the tool call that runs it**: its text as the tool call's
 content, its own tool calls as tool calls whose id is ``PARENT/ID``, each carrying
 ``_meta.parentToolCallId`` (as Claude's ACP adapter does with ``parentToolUseId`` and
@@ -20,11 +20,12 @@ import atexit
 import contextlib
 import inspect
 import time
+import uuid
 from collections.abc import Callable, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from langchain_core.tools import BaseTool
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
@@ -32,6 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 from langacp.client.connection import AcpConnection
 from langacp.client.manager import ConnectionManager
 from langacp.client.policy import AskAnswer, AskElse, PermissionPolicy, PermissionRequest
+from langacp.running import running_session
 
 __all__ = ["AcpAgentTool", "AgentSpec", "acp_agent_tool", "acp_node", "default_manager"]
 
@@ -140,7 +142,7 @@ class AcpAgentTool(BaseTool):
     args_schema: type[BaseModel] = AcpAgentInput
     spec: AgentSpec
     session: Any = None
-    """The langacp session this tool runs in (``setup.session``): forwards progress and permissions."""
+    """The langacp session to forward progress and permissions to; by default the one whose turn runs the tool."""
     new_session_per_call: bool = False
     """A fresh sub-agent session per call (default: one conversation across calls)."""
     _session_id: str | None = PrivateAttr(default=None)
@@ -159,29 +161,30 @@ class AcpAgentTool(BaseTool):
 
     async def _arun(self, prompt: str, **_: Any) -> str:
         tool_call_id = _CALL_ID.get()
+        session = self.session if self.session is not None else running_session()
         conn = await self.spec.connect()
         if self._lock is None:
             self._lock = asyncio.Lock()
         async with self._lock:  # one turn at a time in this tool's session
-            session_id = await self._open(conn)
-            route = _Route(self.session, tool_call_id or "", self.spec.fallback)
+            session_id = await self._open(conn, session)
+            route = _Route(session, tool_call_id or "", self.spec.fallback)
             _ROUTES[session_id] = route
-            remove = conn.add_listener(self._forwarder(route), session_id)
+            remove = conn.add_listener(_forwarder(route, self.name), session_id)
             try:
                 result = await conn.prompt(session_id, prompt)
             finally:
                 remove()
                 _ROUTES.pop(session_id, None)
                 if route.nested:
-                    await self._flush(route)
+                    await _flush(route)
         if result.stop_reason != "end_turn":
             return f"{result.text}\n[the agent stopped: {result.stop_reason}]".strip()
         return result.text
 
-    async def _open(self, conn: AcpConnection) -> str:
+    async def _open(self, conn: AcpConnection, session: Any) -> str:
         if self._session_id is not None and not self.new_session_per_call and self._session_id in conn.sessions:
             return self._session_id
-        cwd = self.spec.cwd or getattr(self.session, "cwd", None) or Path.cwd()
+        cwd = self.spec.cwd or getattr(session, "cwd", None) or Path.cwd()
         self._session_id = (await conn.new_session(cwd)).session_id
         return self._session_id
 
@@ -189,53 +192,63 @@ class AcpAgentTool(BaseTool):
         """End the sub-agent process (and so every session of it)."""
         await self.spec.manager.disconnect(self.spec.name)
 
-    # -- forwarding to the parent session ----------------------------------------------------
 
-    def _forwarder(self, route: _Route) -> Callable[[Any], Any]:
-        writer = _stream_writer()
-        name = self.name
+# -- forwarding a sub-agent's work to the parent session ---------------------------------------
 
-        async def forward(note: Any) -> None:
-            if writer is not None:
-                writer({"acp_agent": name, "notification": note})
-            if not route.nested or route.session.send_update is None:
-                return
-            update = note.update
-            kind = update.session_update
-            if kind == "agent_message_chunk":
-                text = getattr(update.content, "text", None)
-                if isinstance(text, str):
-                    route.text.append(text)
-                    self._schedule(route)
-            elif kind in ("tool_call", "tool_call_update"):
-                nested = update.model_copy(
-                    update={"tool_call_id": f"{route.parent_id}/{update.tool_call_id}", "field_meta": _meta(route)}
-                )
-                await route.session.send_update(nested)
 
-        return forward
+def _forwarder(route: _Route, name: str) -> Callable[[Any], Any]:
+    writer = _stream_writer()
 
-    def _schedule(self, route: _Route) -> None:
-        if route.flush is not None:
+    async def forward(note: Any) -> None:
+        if writer is not None:
+            writer({"acp_agent": name, "notification": note})
+        if not route.nested or route.session.send_update is None:
             return
-        wait = max(0.0, route.flushed_at + FLUSH_SECONDS - time.monotonic())
-        loop = asyncio.get_running_loop()
-        route.flush = loop.call_later(wait, lambda: asyncio.ensure_future(self._flush(route)))
+        update = note.update
+        kind = update.session_update
+        if kind == "agent_message_chunk":
+            text = getattr(update.content, "text", None)
+            if isinstance(text, str):
+                route.text.append(text)
+                _schedule(route)
+        elif kind in ("tool_call", "tool_call_update"):
+            nested = update.model_copy(
+                update={"tool_call_id": f"{route.parent_id}/{update.tool_call_id}", "field_meta": _meta(route)}
+            )
+            await route.session.send_update(nested)
 
-    async def _flush(self, route: _Route) -> None:
-        if route.flush is not None:
-            route.flush.cancel()
-            route.flush = None
-        route.flushed_at = time.monotonic()
-        if len(route.text) == route.sent or route.session.send_update is None:
-            return
-        from acp import text_block, tool_content, update_tool_call
+    return forward
 
-        route.sent = len(route.text)
-        update = update_tool_call(route.parent_id, content=[tool_content(text_block("".join(route.text)))])
-        update.field_meta = _meta(route)
-        with contextlib.suppress(Exception):  # a closed parent session must not fail the tool
-            await route.session.send_update(update)
+
+def _schedule(route: _Route) -> None:
+    if route.flush is not None:
+        return
+    wait = max(0.0, route.flushed_at + FLUSH_SECONDS - time.monotonic())
+    loop = asyncio.get_running_loop()
+    route.flush = loop.call_later(wait, lambda: asyncio.ensure_future(_flush(route)))
+
+
+async def _flush(route: _Route) -> None:
+    if route.flush is not None:
+        route.flush.cancel()
+        route.flush = None
+    route.flushed_at = time.monotonic()
+    if len(route.text) == route.sent or route.session.send_update is None:
+        return
+    from acp import text_block, tool_content, update_tool_call
+
+    route.sent = len(route.text)
+    update = update_tool_call(route.parent_id, content=[tool_content(text_block("".join(route.text)))])
+    update.field_meta = _meta(route)
+    with contextlib.suppress(Exception):  # a closed parent session must not fail the tool
+        await route.session.send_update(update)
+
+
+async def _finish(route: _Route, status: Literal["completed", "failed"]) -> None:
+    from acp import update_tool_call
+
+    with contextlib.suppress(Exception):  # a closed parent session must not fail the node
+        await route.session.send_update(update_tool_call(route.parent_id, status=status))
 
 
 def _meta(route: _Route) -> dict[str, Any]:
@@ -270,8 +283,8 @@ def acp_agent_tool(
     The agent is spawned on first use; tools (and nodes) of the same ``name`` share its process
     (:func:`default_manager`, or ``manager``), each tool instance with its own session, one
     conversation across its calls unless ``new_session_per_call``. ``permission_policy``'s rules
-    answer its permission requests; what they leave open is asked of the editor when
-    ``session`` (the langacp session, ``setup.session``) is given and the model called the tool,
+    answer its permission requests; what they leave open is asked of the editor when the tool
+    runs in a langacp session's turn (or ``session`` is given) and the model called the tool,
     else answered by the policy's ``ask_else``.
     """
     spec = AgentSpec(name, list(command), cwd, env, handler, permission_policy, manager or default_manager())
@@ -297,7 +310,9 @@ def acp_node(
 
     ``prompt(state)``, when given, builds the prompt instead. The node returns
     ``{output_key: [AIMessage(answer, name=name)]}`` when ``output_key`` is ``"messages"``, else
-    ``{output_key: answer}``. One sub-agent session per graph thread.
+    ``{output_key: answer}``. One sub-agent session per graph thread. In a graph langacp serves,
+    the editor sees the node's run as a tool call named ``name``, the sub-agent's work nested
+    under it, and is asked the sub-agent's permission requests.
     """
     spec = AgentSpec(name, list(command), cwd, env, handler, permission_policy, manager or default_manager())
     sessions: dict[str, str] = {}
@@ -312,22 +327,34 @@ def acp_node(
         else:
             text = str(value)
         conn = await spec.connect()
+        session = running_session()
         thread = _thread_id()
         session_id = sessions.get(thread)
         if session_id is None or session_id not in conn.sessions:
-            session_id = (await conn.new_session(spec.cwd or Path.cwd())).session_id
+            cwd = spec.cwd or getattr(session, "cwd", None) or Path.cwd()
+            session_id = (await conn.new_session(cwd)).session_id
             sessions[thread] = session_id
-        writer = _stream_writer()
-        remove = conn.add_listener(
-            (lambda note: writer({"acp_agent": name, "notification": note}))
-            if writer is not None
-            else (lambda _: None),
-            session_id,
-        )
+        route = _Route(session, "", spec.fallback)
+        if session is not None and session.send_update is not None:
+            # Served by langacp: the node's run is shown as a tool call, the sub-agent's work nested under it.
+            from acp import start_tool_call
+
+            route.parent_id = f"{name}-{uuid.uuid4().hex[:12]}"
+            await session.send_update(
+                start_tool_call(route.parent_id, name, kind="other", status="in_progress", raw_input={"prompt": text})
+            )
+        _ROUTES[session_id] = route
+        remove = conn.add_listener(_forwarder(route, name), session_id)
+        status: Literal["completed", "failed"] = "failed"
         try:
             result = await conn.prompt(session_id, text)
+            status = "completed" if result.stop_reason == "end_turn" else "failed"
         finally:
             remove()
+            _ROUTES.pop(session_id, None)
+            if route.nested:
+                await _flush(route)
+                await _finish(route, status)
         if output_key == "messages":
             return {output_key: [AIMessage(content=result.text, name=name)]}
         return {output_key: result.text}
