@@ -37,7 +37,7 @@ from acp.schema import (
 
 from langacp.agent import handshake
 from langacp.agent.loader import Loader
-from langacp.agent.prompting import DEFAULT_RECURSION_LIMIT, PromptMethods
+from langacp.agent.prompting import DEFAULT_RECURSION_LIMIT, PromptMethods, one_line
 from langacp.agent.registry import SessionRegistry
 from langacp.agent.sessions import SessionMethods
 from langacp.agent.settings import SettingMethods
@@ -66,7 +66,9 @@ def serving(method: str) -> Callable[[F], F]:
             except (RequestError, asyncio.CancelledError):
                 raise
             except Exception as exc:
-                log.exception("error while serving %s", method)
+                # One line (a provider's error is the user's to read, not a traceback); the rest at debug.
+                log.error("error while serving %s: %s", method, one_line(exc))
+                log.debug("the traceback of that %s error", method, exc_info=True)
                 raise self.plugins.map_error(exc, method) from exc
 
         return cast(F, wrapper)

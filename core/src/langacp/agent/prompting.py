@@ -14,7 +14,7 @@ from langacp.agent.registry import Session, SessionRegistry
 from langacp.operations import caused_by_cancel, prompt_response
 from langacp.types import TurnOutcome
 
-__all__ = ["PromptMethods"]
+__all__ = ["PromptMethods", "one_line"]
 
 log = logging.getLogger("langacp.agent")
 
@@ -137,7 +137,9 @@ class PromptMethods:
         if response.usage is not None and not self.unstable:
             response = response.model_copy(update={"usage": None})  # usage_update carries it in the stable schema
         if outcome.error is not None and response.stop_reason == "end_turn":
-            log.error("turn failed in session %s", context.session_id, exc_info=outcome.error)
+            # One line (a provider's error is the user's to read); the traceback at debug.
+            log.error("turn failed in session %s: %s", context.session_id, one_line(outcome.error))
+            log.debug("the traceback of that failure", exc_info=outcome.error)
             raise self.plugins.map_error(outcome.error, "session/prompt")
         return response
 
@@ -160,3 +162,9 @@ class PromptMethods:
         await session.sink.flush()
         await self.registry.save(session)  # a command may have changed the session (its title, mode, …)
         return prompt_response("end_turn")
+
+
+def one_line(exc: BaseException) -> str:
+    """``Type: message``, on one line."""
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

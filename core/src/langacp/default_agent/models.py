@@ -16,13 +16,18 @@ from langacp.providers import MODEL_ENV, PROVIDERS, Provider, provider_of
 __all__ = [
     "MODEL_ENV",
     "PROVIDERS",
+    "STREAM_USAGE_ENV",
     "MissingKeyError",
     "ModelError",
     "Provider",
     "check_model",
     "load_model",
     "provider_of",
+    "stream_usage",
 ]
+
+STREAM_USAGE_ENV = "LANGACP_STREAM_USAGE"
+"""``0`` (or ``false``, ``no``, ``off``): do not ask the provider for token usage while streaming."""
 
 
 class ModelError(Exception):
@@ -61,8 +66,22 @@ def load_model(model: str | None) -> Any:
     from langchain.chat_models import init_chat_model
 
     try:
-        return init_chat_model(model)
+        return stream_usage(init_chat_model(model))
     except ImportError as exc:
         raise ModelError(f"the model {model!r} needs a package that is not installed: {exc}") from exc
     except Exception as exc:
         raise ModelError(f"cannot use the model {model!r}: {type(exc).__name__}: {exc}") from exc
+
+
+def stream_usage(chat_model: Any) -> Any:
+    """``chat_model``, asking for token usage in its stream when its class can and left it to a default.
+
+    langchain-openai asks for it only when no base URL is set, so behind ``OPENAI_BASE_URL``
+    (LiteLLM, OpenRouter, vLLM, Ollama) no usage arrives unless asked; a gateway that refuses
+    ``stream_options`` is served with ``LANGACP_STREAM_USAGE=0``.
+    """
+    if os.environ.get(STREAM_USAGE_ENV, "").strip().lower() in ("0", "false", "no", "off"):
+        return chat_model
+    if "stream_usage" in getattr(type(chat_model), "model_fields", {}) and chat_model.stream_usage is None:
+        chat_model.stream_usage = True
+    return chat_model
