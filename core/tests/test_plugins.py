@@ -54,6 +54,17 @@ def test_plugins_lists_builtin_and_entry_point_plugins() -> None:
     assert "langacp_tool_title" in plug["hooks"]
 
 
+def test_plugins_says_who_gives_tools_their_kind_and_how_to_give_one() -> None:
+    env = agent_env()  # the core alone
+    shown = subprocess.run(
+        [sys.executable, "-m", "langacp.cli", "plugins"], env=env, capture_output=True, text=True, check=True
+    ).stdout
+    note = shown[shown.index("tool kinds:") :]
+    assert note.startswith("tool kinds: langacp.default.tools (langacp_tool_kind"), note
+    assert "A tool none of them knows is 'other': the default permission policy asks before every call" in note
+    assert "[tools.kinds]" in note and "docs/tool-kinds.md#your-own-tools" in note
+
+
 def test_broken_plugin_is_reported_and_the_others_still_load() -> None:
     records, stderr = plugins_json(testplug=["titles"], broken=True)
     assert records["brokenplug"]["status"] == "broken"

@@ -7,6 +7,7 @@ import json
 import os
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 __all__ = ["main"]
 
@@ -379,7 +380,22 @@ def _list_plugins(blocked: set[str], enabled: set[str], *, as_json: bool) -> int
             print(f"    from: {r['source']}")
         if r["hooks"]:
             print(f"    hooks: {', '.join(r['hooks'])}")
+    print(_kinds_note(records))
     return 0
+
+
+USED = ("loaded", "builtin")
+
+
+def _kinds_note(records: list[dict[str, Any]]) -> str:
+    """Who gives tool calls their kind, and what becomes of a tool none of them knows."""
+    mappers = [r["name"] for r in records if "langacp_tool_kind" in (r["hooks"] or ()) and r["status"] in USED]
+    return (
+        f"\ntool kinds: {', '.join(mappers) or 'none'} (langacp_tool_kind, the first answer wins). A tool none of "
+        "them knows is 'other': the default permission policy asks before every call of it, read-only modes do not "
+        "run it. Give it a kind "
+        "with [tools.kinds] (langacp-tools) or a plugin's langacp_tool_kind: docs/tool-kinds.md#your-own-tools"
+    )
 
 
 if __name__ == "__main__":

@@ -30,6 +30,22 @@ async def test_new_session_offers_the_four_modes_and_the_mode_option(tmp_path: P
         assert option.id == "mode" and option.category == "mode" and option.current_value == "interactive"
 
 
+async def test_mode_descriptions_say_what_asks_and_what_does_not_run(tmp_path: Path) -> None:
+    """What the editor's mode picker shows: a tool of unknown kind (a user's own) asks or does not run."""
+    async with served(tmp_path) as agent:
+        await agent.initialize()
+        new = await agent.conn.new_session(cwd=str(agent.cwd))
+        assert new.modes is not None
+        described = {m.id: m.description or "" for m in new.modes.available_modes}
+        asks = "asks before edits, deletes, moves, commands and any tool of unknown kind (other)"
+        assert asks in described["interactive"], described["interactive"]
+        for mode in ("readonly", "planning"):
+            assert "tools of unknown kind (other) do not run" in described[mode], described[mode]
+        assert "without asking" in described["agentic"]
+        [option] = new.config_options or []
+        assert {o.value: o.description for o in option.options} == described  # type: ignore[union-attr]
+
+
 async def test_readonly_never_runs_a_disallowed_tool(tmp_path: Path) -> None:
     target, log = tmp_path / "out.txt", tmp_path / "commands.log"
     (tmp_path / "in.txt").write_text("hello", encoding="utf-8")

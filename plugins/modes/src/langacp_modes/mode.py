@@ -136,12 +136,14 @@ DEFAULT_MODES: tuple[Mode, ...] = (
     Mode(
         "interactive",
         "Interactive",
-        "Asks before editing, deleting, moving files or running commands.",
+        "Reads, searches, thinks and fetches without asking; asks before edits, deletes, moves, "
+        "commands and any tool of unknown kind (other).",
     ),
     Mode(
         "readonly",
         "Read-only",
-        "Only reads, searches, thinks and fetches: nothing is changed.",
+        "Only reads, searches, thinks and fetches: nothing is changed; edits, commands and tools of "
+        "unknown kind (other) do not run.",
         system_prompt=(
             "You are in read-only mode: only read, search, think and fetch tools run. Do not try to edit, "
             "delete or move files or run commands; describe the changes instead."
@@ -152,7 +154,8 @@ DEFAULT_MODES: tuple[Mode, ...] = (
     Mode(
         "planning",
         "Planning",
-        "Explores and writes a plan; nothing with side effects runs.",
+        "Explores and writes a plan: reads, searches, thinks and fetches; edits, commands and tools of "
+        "unknown kind (other) do not run.",
         system_prompt=(
             "You are in planning mode: nothing with side effects runs. Explore with read and search tools, "
             "then write a step-by-step plan for the user to review. When the plan is ready and the user "
