@@ -8,11 +8,10 @@ editor then does the work (``fs/*``, ``terminal/*``). The answer resumes the run
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from langacp.api import PathError, SessionContext, SessionPaths, ToolCallInfo
+from langacp.api import PathError, SessionContext, SessionPaths, ToolCallInfo, run_off_loop
 
 __all__ = ["editor_request", "fulfil"]
 
@@ -66,7 +65,7 @@ async def _answer(session: SessionContext, request: dict[str, Any]) -> dict[str,
             return _error(str(exc))
     try:
         # Resolving touches the file system: in a worker thread, never on the event loop.
-        path = await asyncio.to_thread(_confined, session, str(args.get("path") or ""), op)
+        path = await run_off_loop(_confined, None, session, await session.roots(), str(args.get("path") or ""), op)
     except PathError as exc:
         return _error(str(exc))
     try:
@@ -91,9 +90,10 @@ class _Unsupported(Exception):
     pass
 
 
-def _confined(session: SessionContext, path: str, op: str) -> str:
-    """``path`` resolved inside the session's directories (:class:`PathError` if it leaves them)."""
-    paths = SessionPaths(session.cwd, session.additional_directories)
+def _confined(session: SessionContext, roots: tuple[str, ...], path: str, op: str) -> str:
+    """``path`` resolved inside the session's directories (``roots``: their real paths; :class:`PathError`
+    if it leaves them)."""
+    paths = SessionPaths(session.cwd, session.additional_directories, roots=roots)
     return str(paths.resolve(path, action="read" if op == "read_file" else "written"))
 
 
