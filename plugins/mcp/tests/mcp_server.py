@@ -12,8 +12,9 @@ import os
 import time
 from pathlib import Path
 
-from mcp.server.fastmcp import FastMCP, Image
+from mcp.server.fastmcp import Context, FastMCP, Image
 from mcp.types import EmbeddedResource, TextResourceContents
+from pydantic import BaseModel, Field
 
 # A 1×1 red PNG.
 PNG = base64.b64decode(
@@ -93,6 +94,27 @@ def crash() -> str:
 def fail(message: str = "it broke") -> str:
     """Always fails (an MCP tool error, isError=true)."""
     raise ValueError(message)
+
+
+class Pick(BaseModel):
+    color: str = Field(description="A color")
+    shade: int = 1
+
+
+@server.tool()
+async def ask_color(ctx: Context) -> str:  # type: ignore[type-arg]
+    """Ask the user for a color (MCP elicitation); returns what they answered."""
+    result = await ctx.elicit("Which color?", schema=Pick)
+    if result.action == "accept":
+        return f"accept {result.data.color} {result.data.shade}"
+    return result.action
+
+
+@server.tool()
+async def ask_login(ctx: Context, url: str) -> str:  # type: ignore[type-arg]
+    """Ask the user to open ``url`` (MCP url-mode elicitation); returns the action."""
+    result = await ctx.elicit_url("Sign in", url, "login-1")
+    return str(result.action)
 
 
 def main() -> None:

@@ -20,12 +20,13 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from langchain_core.tools import BaseTool
+from langchain_mcp_adapters.callbacks import CallbackContext, Callbacks
 from langchain_mcp_adapters.interceptors import MCPToolCallRequest
 from langchain_mcp_adapters.sessions import create_session
 from langchain_mcp_adapters.tools import load_mcp_tools
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
-from mcp.types import CallToolResult, InitializeResult
+from mcp.types import CallToolResult, ElicitResult, InitializeResult
 
 from langacp.api import watching_new_groups
 from langacp_mcp.config import ServerSpec, base_environment
@@ -42,6 +43,9 @@ __all__ = [
 ]
 
 log = logging.getLogger("langacp.mcp")
+
+Asker = Callable[[str, Any, "str | None"], Awaitable[Any]]
+"""Puts a server's question to the user: ``(message, form schema, url)`` → a ``langacp.api.ElicitResult``."""
 
 CLOSE_TIMEOUT = 5.0
 """Longest wait for servers to stop. The MCP SDK closes a stdio server's stdin, waits 2 s for it
@@ -97,9 +101,12 @@ def describe_error(exc: BaseException) -> str:
 class ServerConnection:
     """One MCP server of one session: started by :meth:`start`, stopped by :meth:`stop`."""
 
-    def __init__(self, spec: ServerSpec, cwd: str, results: dict[str, CallToolResult]) -> None:
+    def __init__(
+        self, spec: ServerSpec, cwd: str, results: dict[str, CallToolResult], ask: Asker | None = None
+    ) -> None:
         self.spec = spec
         self.cwd = cwd
+        self._ask = ask
         self.tools: list[BaseTool] = []
         self.instructions: str | None = None
         """What the server asks the model to know about its tools (MCP ``initialize`` result)."""
@@ -156,7 +163,10 @@ class ServerConnection:
             # The MCP SDK starts the server in a session of its own without telling its pid: the
             # core's watchdog learns the new group, so a kill -9 of the agent stops the server too.
             with watching_new_groups([spec.command, *spec.args]) as groups:
-                async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+                async with (
+                    stdio_client(params) as (read, write),
+                    ClientSession(read, write, elicitation_callback=self._elicit) as session,
+                ):
                     await groups.settle()  # a server still in its exec has no command line yet: wait for it
                     initialized = await session.initialize()
                     if not groups.groups:  # slower than settle() on a busy machine: it has answered now
@@ -165,8 +175,35 @@ class ServerConnection:
         else:
             transport = "streamable_http" if spec.transport == "http" else "sse"
             connection: Any = {"transport": transport, "url": spec.url, "headers": dict(spec.headers) or None}
-            async with create_session(connection) as session:
+            callbacks = Callbacks(on_elicitation=self._elicit_through_adapters).to_mcp_format(
+                context=CallbackContext(server_name=spec.name)
+            )
+            async with create_session(connection, mcp_callbacks=callbacks) as session:
                 yield session, await session.initialize()
+
+    async def _elicit_through_adapters(self, mcp_context: Any, params: Any, context: Any) -> ElicitResult:
+        return await self._elicit(mcp_context, params)
+
+    async def _elicit(self, context: Any, params: Any) -> ElicitResult:
+        """The server asks the user (MCP ``elicitation/create``): an editor form, or a page to open.
+
+        Declined when the client cannot be asked (no forms, no turn of the session running) and
+        when the server's form or URL is one langacp does not send (not ACP's restricted schema,
+        not ``https:``); the answer goes back checked against the schema the server sent.
+        """
+        message = str(getattr(params, "message", "") or f"The MCP server {self.spec.name!r} asks:")
+        url = getattr(params, "url", None)
+        schema = None if url is not None else getattr(params, "requestedSchema", None)
+        if self._ask is None:
+            return ElicitResult(action="decline")
+        try:
+            answer = await self._ask(f"{self.spec.name}: {message}", schema, url)
+        except ValueError as exc:  # not a form or URL we send, or a client's answer that does not fit
+            log.warning("langacp-mcp: MCP server %r asked the user; declined: %s", self.spec.name, exc)
+            return ElicitResult(action="decline")
+        if answer.action == "accept":
+            return ElicitResult(action="accept", content=None if url is not None else answer.content)
+        return ElicitResult(action="cancel" if answer.action == "cancel" else "decline")
 
     async def _keep_result(
         self, request: MCPToolCallRequest, handler: Callable[[MCPToolCallRequest], Awaitable[Any]]
@@ -204,9 +241,14 @@ class SessionServers:
         self.tools: list[BaseTool] = []
         self.closed = False
 
-    async def connect(self, specs: Sequence[ServerSpec], cwd: str, timeout: float) -> list[str]:
-        """Start every server at once; wait up to ``timeout`` s. Returns a message per failed server."""
-        connections = [ServerConnection(spec, cwd, self.results) for spec in specs]
+    async def connect(
+        self, specs: Sequence[ServerSpec], cwd: str, timeout: float, ask: Asker | None = None
+    ) -> list[str]:
+        """Start every server at once; wait up to ``timeout`` s. Returns a message per failed server.
+
+        ``ask`` puts a server's questions to the user (``SessionContext.elicit``); without it they are declined.
+        """
+        connections = [ServerConnection(spec, cwd, self.results, ask) for spec in specs]
         self.connections.extend(connections)
         for connection in connections:
             connection.start()

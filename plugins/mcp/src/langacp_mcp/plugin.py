@@ -91,7 +91,9 @@ async def langacp_session_tools(session: SessionContext) -> list[Any]:
         servers = state.servers
         if servers is None:
             servers = state.servers = SessionServers()
-        failures = await servers.connect(configured.servers, session.cwd, configured.timeout)
+        failures = await servers.connect(
+            configured.servers, session.cwd, configured.timeout, ask=lambda m, s, u: session.elicit(m, s, url=u)
+        )
         tools = list(servers.tools)
     for problem in [*configured.problems, *failures]:
         log.warning("langacp-mcp: session %s: %s", session.session_id, problem)
