@@ -1,15 +1,6 @@
-"""Plugin manager: finds plugins by entry point, blocks, lists, and calls hooks through a typed facade.
+"""The plugin manager's typed facade: one method per hook, so a type checker sees the contract.
 
-Entry points in group ``langacp`` are loaded one at a time: a plugin that fails to import, to
-register, or that implements what the contract (:mod:`langacp.hookspecs`) does not have (a
-hook that does not exist, an ``async def`` of a synchronous hook) is reported on stderr in one
-line and skipped; the others still load. (pluggy's own ``load_setuptools_entrypoints`` stops
-at the first broken one.) A plugin's import runs with ``sys.stdout`` pointed at stderr:
-stdout is the protocol.
-
-Blocking: ``-p no:NAME`` on the command line or ``LANGACP_DISABLE_PLUGINS=a,b``.
-``LANGACP_DISABLE_PLUGIN_AUTOLOAD=1`` loads no entry point except those named with ``-p NAME``.
-The core's defaults are always registered (``trylast``) and cannot be blocked.
+Loading, blocking and listing plugins: :mod:`langacp.plugin_loading`.
 
 Isolation (:mod:`langacp.hook_guard`): every hook implementation is wrapped before it is
 registered; one that fails is logged and skipped (a mapper falls through to the next plugin
@@ -22,26 +13,19 @@ up its session, never another one.
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import sys
 from collections.abc import Iterable, Sequence
-from importlib.metadata import EntryPoint, entry_points
 from typing import TYPE_CHECKING, Any, cast
 
-import pluggy
-
-from langacp import hookspecs
-from langacp.hook_guard import HookGuard, hook_time_limit
-from langacp.plugin_records import (
+from langacp.hook_guard import hook_time_limit
+from langacp.plugin_loading import (
     ENTRY_POINT_GROUP,
     PluginNameError,
     PluginRecord,
+    PluginSet,
     canonical_name,
     driver_records,
-    installed_version,
     parse_plugin_options,
-    selection,
 )
 from langacp.types import (
     PermissionDecision,
@@ -85,109 +69,13 @@ _KIND_MEMO = "_langacp_kind"
 """Attribute of a ``ToolCallInfo`` holding ``(plugins, session, kind)`` once its kind was asked."""
 
 
-class Plugins(HookGuard):
+class Plugins(PluginSet):
     """The plugin manager and a typed facade over its hooks.
 
     The rest of langacp calls these methods, never ``pm.hook.*`` directly, so a type checker
     sees the contract. Every hook implementation is isolated (see the module docstring): a
     broken plugin cannot take a session down.
     """
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.pm = pluggy.PluginManager(hookspecs.PROJECT)
-        self.pm.add_hookspecs(hookspecs)
-        self.records: list[PluginRecord] = []
-        from langacp.default_plugins import DEFAULT_PLUGINS
-
-        self._defaults = DEFAULT_PLUGINS
-        self._register_defaults()
-
-    def _register_defaults(self) -> None:
-        """(Re-)register the core's defaults *after* every other plugin.
-
-        pluggy calls ``trylast`` implementations in registration order, so registering the
-        defaults last keeps them behind any plugin's ``trylast`` implementation too.
-        """
-        for name, module in self._defaults:
-            if self.pm.has_plugin(name):
-                self.pm.unregister(name=name)
-            self._add(module, name, builtin=True)
-        at = installed_version("langacp")
-        builtin = [
-            PluginRecord(n, "builtin", "langacp", at, self._hooks_of(n), source=m.__name__) for n, m in self._defaults
-        ]
-        self.records = [*builtin, *(r for r in self.records if r.status != "builtin")]
-
-    def _add(self, plugin: object, name: str, builtin: bool = False) -> list[str]:
-        """Register ``plugin``'s implementations, wrapped; or, without registering it, why it is refused."""
-        stand_in, refused = self.stand_in(self.pm, plugin, name, builtin)
-        if not refused:
-            self.pm.register(stand_in, name=name)
-        return refused
-
-    def _hooks_of(self, name: str) -> list[str]:
-        return sorted(c.name for c in self.pm.get_hookcallers(self.pm.get_plugin(name)) or [])
-
-    # -- loading ---------------------------------------------------------------------------
-
-    def load_entry_points(
-        self,
-        *,
-        blocked: Iterable[str] = (),
-        enabled: Iterable[str] = (),
-        autoload: bool | None = None,
-    ) -> None:
-        """Load plugins from entry points, one by one, honouring blocks and the autoload switch.
-
-        Names match with ``-`` or ``_`` alike, in any case. :class:`PluginNameError` if
-        ``enabled`` or ``blocked`` names a plugin that is not installed, or ``blocked`` a built-in
-        one (naming a built-in one in ``enabled`` is allowed: it is always loaded). A name in
-        ``LANGACP_DISABLE_PLUGINS`` that is not installed is only warned about: the variable may
-        be set for many setups.
-        """
-        found = sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda ep: ep.name)
-        status = selection(found, blocked, enabled, autoload, {canonical_name(name) for name, _ in self._defaults})
-        # pluggy calls the most recently registered implementation first: register in reverse
-        # alphabetical order so that, within a tier, the alphabetically first plugin wins.
-        with contextlib.redirect_stdout(sys.stderr):  # a plugin printing while it loads
-            for ep in reversed(found):
-                if (what := status(ep)) == "loaded":
-                    self._load_one(ep)
-                else:
-                    self.records.append(PluginRecord.of(ep, what))
-        self._register_defaults()
-        self.records.sort(key=lambda r: (r.status != "builtin", r.name))
-
-    def _load_one(self, ep: EntryPoint) -> None:
-        if self.pm.has_plugin(ep.name):
-            self._broken(ep, "duplicate plugin name")
-            return
-        try:
-            refused = self._add(ep.load(), ep.name)
-        except (Exception, SystemExit) as exc:  # noqa: BLE001 - any failure of a third-party plugin
-            self._broken(ep, f"{type(exc).__name__}: {exc}")
-            return
-        if refused:
-            self._broken(ep, "; ".join(refused))
-        else:
-            self.records.append(PluginRecord.of(ep, "loaded", hooks=self._hooks_of(ep.name)))
-
-    def _broken(self, ep: EntryPoint, error: str) -> None:
-        self.records.append(record := PluginRecord.of(ep, "broken", error=error))
-        log.error("langacp: plugin %r (%s) failed to load and was skipped: %s", ep.name, record.distribution, error)
-
-    def register(self, plugin: object, name: str | None = None) -> None:
-        """Register a plugin object from code (tests, embedding applications).
-
-        ``pluggy.PluginValidationError`` if it implements what the contract does not have.
-        """
-        name = name or self.pm.get_canonical_name(plugin)
-        refused = self._add(plugin, name)
-        if refused:
-            raise pluggy.PluginValidationError(plugin, f"plugin {name!r} was refused: {'; '.join(refused)}")
-        self._register_defaults()
-        self.records.append(PluginRecord(name, "loaded", hooks=self._hooks_of(name)))
 
     # -- calling -----------------------------------------------------------------------------
 
