@@ -461,14 +461,15 @@ async def test_demo_answers_read_plainly(tmp_path: Path, monkeypatch: pytest.Mon
     """Plurals as English has them, quotes that do not look like the prompt, the todo list as a list."""
     project = tmp_path / "project"
     (project / "docs").mkdir(parents=True)
-    (project / "NOTES.md").write_text("> a quote in the file\n")
-    lines = ["list files", "read NOTES.md", "make a plan for a release"]
+    (project / "NOTES.md").write_text("> a quote in the file, TODO\n")
+    lines = ["list files", "read NOTES.md", "search for TODO", "make a plan for a release"]
     demo = {"LANGACP_DEMO_DELAY": "0"}
     assert await chat_in_process(monkeypatch, project, lines=lines, target=DEFAULT_TARGET, env=demo) == 0
     out = capsys.readouterr().out
     assert "(1 directory, 1 file)" in out, out
     assert "(1 line read.)" in out, out
     assert "│ > a quote in the file" in out, out
+    assert "1 match for 'TODO' in 1 file:" in out and "Found 1 match for `TODO` in 1 file." in out, out
     prompts = [line for line in out.splitlines() if line.startswith(">")]
     assert prompts == [f"> {line}" for line in lines] + ["> "], out  # only the prompt starts with ">"
     _in_order(out, ["> make a plan", "Plan:", "[ ] ", "[ ] ", "The plan has 3 steps"])

@@ -222,7 +222,8 @@ def _summarise_search(text: str, args: dict[str, Any]) -> str:
     files = {m.split(":", 1)[0] for m in matches}
     first = "\n".join(f"- {m}" for m in matches[:5])
     more = " (and more, not shown)" if lines[-1].startswith("…") else ""
-    return f"Found {len(matches)} matches{more} for `{pattern}` in {len(files)} files. The first:\n\n{first}"
+    found = f"{_count(len(matches), 'match', 'matches')}{more} for `{pattern}` in {_count(len(files), 'file')}"
+    return f"Found {found}. The first:\n\n{first}"
 
 
 def _summarise_todos(text: str, args: dict[str, Any]) -> str:

@@ -313,6 +313,7 @@ def _write_frame(stream: Any, data: bytes) -> None:
 def _search_result(pattern: str, matches: list[str], files: int, *, truncated: bool) -> str:
     if not matches:
         return f"No matches for {pattern!r}."
-    head = f"{len(matches)}{'+' if truncated else ''} matches for {pattern!r} in {files} files:"
+    found = f"{len(matches)}{'+' if truncated else ''} {'match' if len(matches) == 1 and not truncated else 'matches'}"
+    head = f"{found} for {pattern!r} in {files} {'file' if files == 1 else 'files'}:"
     tail = "\n… (more matches not shown; narrow the search)" if truncated else ""
     return "\n".join([head, *matches]) + tail
