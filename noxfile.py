@@ -26,6 +26,7 @@ TEST_DEPS = [
 ]
 
 # Lint and typecheck first: a style or type error is reported in the first minute, not after the tests.
+# Sessions are defined in this order too, so ``nox -l`` lists them as they run; the others follow.
 nox.options.sessions = ["lint", "typecheck", "tests", "core", "plugin", "dist"]
 nox.options.reuse_existing_virtualenvs = True
 
@@ -37,36 +38,9 @@ def _plugin(name: str) -> str:
 
 
 def _install_all(session: nox.Session) -> None:
-    session.install("-e", "./core", *(_plugin(name) for name in PLUGINS), *TEST_DEPS)
+    # langchain-openai: the default agent's --model against a local OpenAI-compatible server (stream usage)
+    session.install("-e", "./core", *(_plugin(name) for name in PLUGINS), *TEST_DEPS, "langchain-openai")
     session.install(*(arg for path in EXAMPLE_PLUGINS for arg in ("-e", path)))
-
-
-@nox.session(python="3.11")
-def tests(session: nox.Session) -> None:
-    """Everything installed: the core's tests, every plugin's tests, the example plugins', the cross-package tests."""
-    _install_all(session)
-    examples = [f"{path}/tests" for path in EXAMPLE_PLUGINS]
-    paths = ["core/tests", *(f"plugins/{name}/tests" for name in PLUGINS), *examples, "tests"]
-    session.run("pytest", *paths, "--ignore=tests/dist", *session.posargs)  # tests/dist: the dist session
-
-
-@nox.session(python="3.11")
-def core(session: nox.Session) -> None:
-    """The core alone: a correct minimal agent with no plugin installed.
-
-    Two pytest workers (pytest-xdist), each test module on one of them (its module-scoped agents
-    are started once); ``nox -s core -- -n0`` runs it in one process.
-    """
-    session.install("-e", "./core", *TEST_DEPS)
-    session.run("pytest", "core/tests", "-n", "2", "--dist", "loadfile", *session.posargs)
-
-
-@nox.session(python="3.11")
-@nox.parametrize("plugin", PLUGINS)
-def plugin(session: nox.Session, plugin: str) -> None:
-    """One plugin with the core only, tested on its own."""
-    session.install("-e", "./core", _plugin(plugin), *TEST_DEPS)
-    session.run("pytest", f"plugins/{plugin}/tests", *session.posargs)
 
 
 @nox.session(python="3.11")
@@ -91,19 +65,70 @@ def typecheck(session: nox.Session) -> None:
     session.run("mypy", *(arg for pkg in packages for arg in ("-p", pkg)), env={"MYPYPATH": search_path})
 
 
-PEERS = ["langchain-acp", "deepagents-acp", "pluggy"]
-"""Peer ACP adapters the benchmark compares with, installed apart in .bench/peers (git-ignored)."""
+@nox.session(python="3.11")
+def tests(session: nox.Session) -> None:
+    """Everything installed: the tests of the core, every plugin, the example plugins and across packages."""
+    _install_all(session)
+    examples = [f"{path}/tests" for path in EXAMPLE_PLUGINS]
+    paths = ["core/tests", *(f"plugins/{name}/tests" for name in PLUGINS), *examples, "tests"]
+    session.run("pytest", *paths, "--ignore=tests/dist", *session.posargs)  # tests/dist: the dist session
+
+
+@nox.session(python="3.11")
+def core(session: nox.Session) -> None:
+    """The core alone, the quick check: a correct minimal agent with no plugin installed.
+
+    Two pytest workers (pytest-xdist), each test module on one of them (its module-scoped agents
+    are started once); ``nox -s core -- -n0`` runs it in one process.
+    """
+    session.install("-e", "./core", *TEST_DEPS)
+    session.run("pytest", "core/tests", "-n", "2", "--dist", "loadfile", *session.posargs)
+
+
+@nox.session(python="3.11")
+@nox.parametrize("plugin", PLUGINS)
+def plugin(session: nox.Session, plugin: str) -> None:
+    """One plugin with the core only, tested on its own."""
+    session.install("-e", "./core", _plugin(plugin), *TEST_DEPS)
+    session.run("pytest", f"plugins/{plugin}/tests", *session.posargs)
+
+
+@nox.session(python="3.11")
+def dist(session: nox.Session) -> None:
+    """Build every package into dist/ and check it, install the wheels into fresh environments and serve.
+
+    Wheels and sdists are checked with twine, then installed from there (pip with the ``all``
+    extra; uvx) and served (tests/dist).
+    """
+    # uv does not read pip's configuration: where no CA bundle is named (a bare `env -i` shell, a TLS-intercepting
+    # proxy), point it at the system's, which pip already trusts here.
+    if "SSL_CERT_FILE" not in session.env and "SSL_CERT_FILE" not in os.environ and Path(SYSTEM_CA).exists():
+        session.env["SSL_CERT_FILE"] = SYSTEM_CA
+    session.install("build>=1.2", "twine>=5", "uv>=0.5", "-e", "./core", *TEST_DEPS)
+    out = ROOT / "dist"
+    if out.exists():
+        for old in out.iterdir():
+            old.unlink()
+    packages = ["core", *(f"plugins/{name}" for name in PLUGINS), *EXAMPLE_PLUGINS]
+    for package in packages:
+        session.run("python", "-m", "build", "--installer", "uv", "--quiet", "--outdir", str(out), package)
+    session.run("twine", "check", "--strict", *sorted(str(p) for p in out.iterdir()))
+    session.run("pytest", "tests/dist", *session.posargs, env={"LANGACP_DIST_DIR": str(out)})
 
 
 @nox.session(python="3.11")
 def fuzz(session: nox.Session) -> None:
-    """10,000 generated JSON-RPC lines against one agent over real pipes (not a default session; ~4 min).
+    """Fuzzing: 10,000 generated JSON-RPC lines against one agent over real pipes (about 4 minutes).
 
     ``nox -s fuzz -- N SEED`` changes the count and the seed. Prints the figures; fails on any
     crash or unanswered request.
     """
     session.install("-e", "./core", *TEST_DEPS)
     session.run("python", "tests/fuzz/fuzz_agent.py", *session.posargs)
+
+
+PEERS = ["langchain-acp", "deepagents-acp", "pluggy"]
+"""Peer ACP adapters the benchmark compares with, installed apart in .bench/peers (git-ignored)."""
 
 
 @nox.session(python="3.11")
@@ -130,23 +155,3 @@ def bench_features(session: nox.Session) -> None:
     session.run("python", "tests/bench/bench.py", *session.posargs)
     for script in sorted((ROOT / "tests" / "bench").glob("bench_*.py")):
         session.run("python", str(script.relative_to(ROOT)))
-
-
-@nox.session(python="3.11")
-def dist(session: nox.Session) -> None:
-    """Build every distribution (wheel + sdist) into dist/, check them with twine, then install them from
-    there (pip with the ``all`` extra; uvx) into fresh environments and serve (tests/dist)."""
-    # uv does not read pip's configuration: where no CA bundle is named (a bare `env -i` shell, a TLS-intercepting
-    # proxy), point it at the system's, which pip already trusts here.
-    if "SSL_CERT_FILE" not in session.env and "SSL_CERT_FILE" not in os.environ and Path(SYSTEM_CA).exists():
-        session.env["SSL_CERT_FILE"] = SYSTEM_CA
-    session.install("build>=1.2", "twine>=5", "uv>=0.5", "-e", "./core", *TEST_DEPS)
-    out = ROOT / "dist"
-    if out.exists():
-        for old in out.iterdir():
-            old.unlink()
-    packages = ["core", *(f"plugins/{name}" for name in PLUGINS), *EXAMPLE_PLUGINS]
-    for package in packages:
-        session.run("python", "-m", "build", "--installer", "uv", "--quiet", "--outdir", str(out), package)
-    session.run("twine", "check", "--strict", *sorted(str(p) for p in out.iterdir()))
-    session.run("pytest", "tests/dist", *session.posargs, env={"LANGACP_DIST_DIR": str(out)})
