@@ -28,6 +28,7 @@ from typing import Any, Literal
 import pluggy
 
 from langacp import hookspecs
+from langacp.default_plugins import DEFAULT_PLUGINS
 from langacp.hook_guard import HookGuard
 
 __all__ = [
@@ -171,8 +172,6 @@ class PluginSet(HookGuard):
         self.pm = pluggy.PluginManager(hookspecs.PROJECT)
         self.pm.add_hookspecs(hookspecs)
         self.records: list[PluginRecord] = []
-        from langacp.default_plugins import DEFAULT_PLUGINS
-
         self._defaults = DEFAULT_PLUGINS
         self._register_defaults()
 

@@ -27,6 +27,7 @@ from langacp.plugin_loading import (
     driver_records,
     parse_plugin_options,
 )
+from langacp.trust import open_layers, project_kind
 from langacp.types import (
     PermissionDecision,
     PermissionRule,
@@ -111,15 +112,11 @@ class Plugins(PluginSet):
     # lifecycle
     async def session_created(self, session: SessionContext) -> None:
         """``langacp_session_created``, once the session's configuration layers are in place (``layers_for``)."""
-        from langacp.trust import open_layers
-
         await open_layers(session)
         await self._all_async("langacp_session_created", session=session)
 
     async def session_loaded(self, session: SessionContext) -> None:
         """``langacp_session_loaded``, once the session's configuration layers are in place."""
-        from langacp.trust import open_layers
-
         await open_layers(session)
         await self._all_async("langacp_session_loaded", session=session)
 
@@ -163,8 +160,6 @@ class Plugins(PluginSet):
         known = call.__dict__.get(_KIND_MEMO)
         if known is not None and known[0] is self and known[1] is session:
             return cast("ToolKind", known[2])
-        from langacp.trust import project_kind
-
         kind = self._first("langacp_tool_kind", call=call, session=session) or "other"
         kind = project_kind(call.name, kind, session)
         object.__setattr__(call, _KIND_MEMO, (self, session, kind))
