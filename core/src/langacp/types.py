@@ -1,7 +1,8 @@
 """The types hooks receive: plain data, and the session (its data and the services it offers).
 
 The bottom of the core: it imports only the leaf modules under it (:mod:`langacp.running`,
-:mod:`langacp.roots`, :mod:`langacp.session_data`), never the plugin manager or the bridge. Kept free
+:mod:`langacp.roots`, :mod:`langacp.session_data`, :mod:`langacp.forms`), never the plugin manager
+or the bridge (the ``layers`` contract in ``pyproject.toml`` holds this). Kept free
 of LangChain and ACP imports at runtime so that loading plugins (done before ``initialize`` is
 answered) stays cheap.
 """
