@@ -51,6 +51,7 @@ from langacp.lib import (
     finish_turn,
     get_session,
     open_session,
+    pending_interrupts,
     resume_interrupts,
     start_turn,
     to_request_error,
@@ -163,7 +164,7 @@ class OwnAgent:
         try:
             while True:
                 state = await agent.ainvoke(graph_input, config)
-                interrupts = (state or {}).get("__interrupt__")
+                interrupts = pending_interrupts(state)
                 if not interrupts:
                     break
                 resume = await resume_interrupts(conn, session_id, interrupts)  # e.g. HumanInTheLoopMiddleware

@@ -33,3 +33,26 @@ def install_ts_agent(directory: Path) -> list[str]:
             timeout=600,
         )
     return [node, str(directory / "agent.mjs")]
+
+
+def install_acp_sdk(directory: Path) -> Path:
+    """``npm install`` the ACP TypeScript SDK (the test agent's version) into ``directory``; its package directory.
+
+    Its ``schema/v1/schema.json`` (stable) and ``schema.unstable.json`` are the official JSON
+    schemas the tests check langacp's updates against (read from the installed package, never copied).
+    """
+    npm = shutil.which("npm")
+    if shutil.which("node") is None or npm is None:
+        raise NoNode("node and npm are needed for the ACP TypeScript SDK (apt-get install nodejs npm)")
+    directory.mkdir(parents=True, exist_ok=True)
+    shutil.copy(SOURCE / "package.json", directory / "package.json")
+    package = directory / "node_modules" / "@agentclientprotocol" / "sdk"
+    if not package.is_dir():
+        subprocess.run(
+            [npm, "install", "--no-audit", "--no-fund", "--loglevel=error"],
+            cwd=directory,
+            check=True,
+            capture_output=True,
+            timeout=600,
+        )
+    return package

@@ -84,11 +84,15 @@ async def _library_agent(client: RecordingClient) -> AsyncIterator[ClientSideCon
 
 
 def _joined(updates: list[Any]) -> list[dict[str, Any]]:
-    """Updates as JSON, consecutive text chunks of one kind joined (chunking depends on timing)."""
+    """Updates as JSON, consecutive text chunks of one kind joined (chunking depends on timing), each
+    chunk's ``messageId`` (a run's own) replaced by its order of appearance in the turn."""
     out: list[dict[str, Any]] = []
+    ids: dict[str, str] = {}
     for update in updates:
         data = json.loads(update.model_dump_json(exclude_none=True, by_alias=True))
         kind = data["sessionUpdate"]
+        if kind.endswith("_chunk"):
+            data["messageId"] = ids.setdefault(data["messageId"], f"message {len(ids)}")
         if kind in ("agent_message_chunk", "agent_thought_chunk") and out and out[-1]["sessionUpdate"] == kind:
             out[-1]["content"]["text"] += data["content"]["text"]
             continue

@@ -10,6 +10,8 @@ import argparse
 import shlex
 from dataclasses import dataclass, field
 
+from langacp.compat.stdlib import argparse_actions, argparse_subcommand_helps
+
 __all__ = ["completion_script"]
 
 
@@ -32,12 +34,12 @@ class _Command:
 def _commands(parser: argparse.ArgumentParser) -> tuple[list[_Option], list[_Command]]:
     top: list[_Option] = []
     commands: list[_Command] = []
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            helps = {a.dest: a.help or "" for a in action._choices_actions}
+    for action in argparse_actions(parser):
+        helps = argparse_subcommand_helps(action)
+        if helps is not None and isinstance(action.choices, dict):
             for name, sub in action.choices.items():
                 command = _Command(name, helps.get(name, ""))
-                for sub_action in sub._actions:
+                for sub_action in argparse_actions(sub):
                     choices = [str(c) for c in sub_action.choices] if sub_action.choices else None
                     if sub_action.option_strings:
                         takes_value = sub_action.nargs != 0

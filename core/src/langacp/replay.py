@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage, get_notification_metadata
 
 from langacp.bridge.content import human_updates, message_blocks, notification_updates
+from langacp.bridge.outbox import new_message_id
 from langacp.bridge.tool_ids import ToolCallIds
 from langacp.types import SessionContext, ToolCallInfo
 
@@ -39,15 +40,16 @@ def replay_messages(plugins: Plugins, session: SessionContext, messages: list[An
         if isinstance(message, HumanMessage):
             if get_notification_metadata(message) is not None:
                 for update in notification_updates(plugins, session, message):
-                    sink.put(update)
+                    sink.put(update, message.id)
                 continue  # added within a turn (before a model call): the turn goes on
             ids.new_turn()
             _replay_user(plugins, session, message, sink)
         elif isinstance(message, AIMessage):
+            message_id = message.id or new_message_id()
             for block in message_blocks(message):
                 if block.get("type") not in _NOT_CONTENT:
                     for update in plugins.output_block(block, session):
-                        sink.put(update)
+                        sink.put(update, message_id)
             for index, tool_call in enumerate(message.tool_calls):
                 call = ToolCallInfo.from_tool_call(tool_call)
                 acp_id = ids.claim(call.tool_call_id)
@@ -68,8 +70,9 @@ def _replay_user(plugins: Plugins, session: SessionContext, message: HumanMessag
     """A user message: its text as is, its other blocks (images, files, …) as the output mappers show them."""
     from acp import update_user_message
 
+    message_id = message.id or new_message_id()
     for update in human_updates(plugins, session, message, update_user_message, others=False):
-        sink.put(update)
+        sink.put(update, message_id)
 
 
 def _replay_tool_call(
@@ -84,7 +87,7 @@ def _replay_tool_call(
 
     ``acp_id`` is the id the client knows it by (the model's own, or its turn's alias).
     """
-    from acp import start_tool_call
+    from langacp.protocol import start_tool_call
 
     status: Literal["completed", "failed"] = "failed" if result is None or result.status == "error" else "completed"
     title = plugins.tool_title(call, session)
@@ -96,6 +99,7 @@ def _replay_tool_call(
     sink.put(
         start_tool_call(
             acp_id,
+            name=call.name or None,
             title=title,
             kind=kind,
             status=status,

@@ -138,16 +138,16 @@ async def _stdio_streams(protocol_fd: int) -> tuple[asyncio.StreamReader, Any]:
 
 
 def agent_connection(agent: Any, transport: Any) -> Any:
-    """The SDK's agent-side connection over ``transport`` with the routes the SDK lacks (``langacp.sdk_routes``).
+    """The SDK's agent-side connection over ``transport`` with the routes the SDK lacks (``langacp.protocol.routes``).
 
     What ``langacp serve`` runs; ``langacp.testing.harness`` serves its in-process agents through it too.
     """
     from acp.core import AgentSideConnection
 
-    from langacp import sdk_routes
+    from langacp.protocol import routes
 
     conn = AgentSideConnection(agent, transport, listening=False, use_unstable_protocol=True)
-    sdk_routes.install(conn, agent)
+    routes.install(conn, agent)
     return conn
 
 

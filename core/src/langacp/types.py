@@ -363,6 +363,22 @@ class SessionContext:
             {"sessionId": self.session_id, "elicitationId": uuid.uuid4().hex, "url": url}
         )
 
+    async def notify(
+        self, severity: Literal["info", "warning", "error"], title: str, description: str | None = None
+    ) -> bool:
+        """Tell the user something that is not part of the conversation (a skipped plugin, an ignored setting).
+
+        Sent as an ACP ``notice`` when the client advertised ``session.notices``; then ``True``.
+        ``False`` when it was not sent (the client cannot show notices, or the session has no
+        client): say it the way you would without notices (a message, a log line).
+        """
+        from langacp.protocol import NoticeUpdate, client_notices
+
+        if self.send_update is None or not client_notices(self.client_capabilities):
+            return False
+        await self.send_update(NoticeUpdate(severity=severity, title=title[:200] or "langacp", description=description))
+        return True
+
     async def _show_call(self, tool_call: Any) -> None:
         """Before asking about ``tool_call``: its held arguments, then every queued update of the turn, sent."""
         turn = running_turn(self)

@@ -35,6 +35,7 @@ from acp.schema import (
     SetSessionModeResponse,
 )
 
+from langacp import protocol
 from langacp.agent import handshake
 from langacp.agent.loader import Loader
 from langacp.agent.prompting import DEFAULT_RECURSION_LIMIT, PromptMethods, one_line
@@ -111,7 +112,7 @@ class LangacpAgent:
         session = self.registry.live.get(session_id)
         if session is not None and session.ids is not None:
             update = session.ids.outgoing(update)
-        await self.client.session_update(session_id=session_id, update=update)
+        await protocol.send_update(self.client, session_id, update)
 
     # -- initialize / authenticate -------------------------------------------------------------
 
@@ -137,7 +138,7 @@ class LangacpAgent:
 
     @serving("logout")
     async def logout(self, **_: Any) -> None:
-        """``logout`` (routed by :mod:`langacp.sdk_routes`)."""
+        """``logout`` (routed by :mod:`langacp.protocol.routes`)."""
         await handshake.logout()
 
     # -- sessions ------------------------------------------------------------------------------
@@ -195,7 +196,7 @@ class LangacpAgent:
 
     @serving("session/delete")
     async def delete_session(self, session_id: str, **_: Any) -> None:
-        """``session/delete`` (routed by :mod:`langacp.sdk_routes`)."""
+        """``session/delete`` (routed by :mod:`langacp.protocol.routes`)."""
         await self._sessions.delete(session_id)
 
     # -- modes and config ----------------------------------------------------------------------

@@ -42,17 +42,15 @@ def speaks_unstable(client_capabilities: Any) -> bool:
 
     ACP has no negotiation for it: a client says so with ``_meta.unstable: true`` in its
     capabilities, or by declaring a capability only the unstable schema has (``plan``,
-    ``positionEncodings``, ``nes``, ``session.compaction``).
+    ``positionEncodings``, ``nes``). ``session.compaction`` and ``session.notices`` are stable
+    v1 (:mod:`langacp.protocol.capabilities`): they say nothing about the unstable schema.
     """
     if client_capabilities is None:
         return False
     meta = getattr(client_capabilities, "field_meta", None) or {}
     if meta.get(UNSTABLE_META) is True:
         return True
-    if any(getattr(client_capabilities, name, None) is not None for name in ("plan", "position_encodings", "nes")):
-        return True
-    session = getattr(client_capabilities, "session", None)
-    return getattr(session, "compaction", None) is not None
+    return any(getattr(client_capabilities, name, None) is not None for name in ("plan", "position_encodings", "nes"))
 
 
 def initialize_response(

@@ -9,12 +9,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
+import uuid
 import weakref
 from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-__all__ = ["MAX_TEXT_WINDOW", "TEXT_WINDOW", "UpdateSink"]
+__all__ = ["MAX_TEXT_WINDOW", "TEXT_WINDOW", "UpdateSink", "new_message_id", "with_message_id"]
 
 log = logging.getLogger("langacp.bridge")
 
@@ -73,46 +74,59 @@ class UpdateSink:
         """A :meth:`flush` is waiting: send without windows until the queue is empty."""
         self._timer: asyncio.Future[None] | None = None
 
-    def put(self, update: Any) -> None:
-        """Queue an ACP session update (an ``acp.schema`` model)."""
+    def put(self, update: Any, message_id: str | None = None) -> None:
+        """Queue an ACP session update (an ``acp.schema`` model).
+
+        A message chunk without a ``messageId`` is given ``message_id`` (a new id when ``None``:
+        a message of its own).
+        """
         if self._broken:
             return
+        if _unnamed_chunk(update):
+            update = with_message_id(update, message_id or new_message_id())
         self._queue.append(update)
         self._idle.clear()
         self._wake.set()
         if self._task is None:
             self._task = asyncio.get_running_loop().create_task(self._run(), name="langacp.updates")
 
-    def put_block(self, block: dict[str, Any]) -> None:
-        """Queue a LangChain output content block, mapped to updates when it is sent.
+    def put_block(self, block: dict[str, Any], message_id: str | None = None) -> None:
+        """Queue a LangChain output content block of message ``message_id``, mapped to updates when it is sent.
 
         A text (or reasoning) block joins the one at the end of the queue (not sent yet) when it
-        holds nothing but its text and the stream's ``index`` / ``id``: the first block's other
-        keys stay, the texts are joined (at most ~64 KB a message).
+        holds nothing but its text and the stream's ``index`` / ``id`` and belongs to the same
+        message: the first block's other keys stay, the texts are joined (at most ~64 KB a
+        message (``None``: any message, or a new one). The message chunks it maps to carry that id.
         """
         key = block.get("type")
         if key != "text" and key != "reasoning":
-            self.put(_Block(block))
+            self.put(_Block(block, message_id=message_id or new_message_id()))
             return
         text = block.get(key)
-        if block.keys() <= _JOINABLE_KEYS[key] and self._join(key, str(text or "")):
+        if block.keys() <= _JOINABLE_KEYS[key] and self._join(key, str(text or ""), message_id):
             return
+        message_id = message_id or new_message_id()
         if isinstance(text, str):
-            self.put(_Block(block, key, [text], len(text)))
+            self.put(_Block(block, key, [text], len(text), message_id))
         else:
-            self.put(_Block(block))
+            self.put(_Block(block, message_id=message_id))
 
-    def put_text(self, text: str) -> None:
-        """Queue streamed agent message text: ``put_block({"type": "text", "text": text})``, for each token."""
-        if not self._join("text", text):
-            self.put(_Block({"type": "text", "text": text}, "text", [text], len(text)))
+    def put_text(self, text: str, message_id: str | None = None) -> None:
+        """Queue streamed agent message text (``put_block`` of a text block), for each token."""
+        if not self._join("text", text, message_id):
+            self.put(_Block({"type": "text", "text": text}, "text", [text], len(text), message_id or new_message_id()))
 
-    def _join(self, key: str, text: str) -> bool:
-        """Join ``text`` to the unsent ``key`` block at the end of the queue, if there is one with room."""
+    def _join(self, key: str, text: str, message_id: str | None) -> bool:
+        """Join ``text`` to the unsent ``key`` block of message ``message_id`` (``None``: any) at the queue's end."""
         queue = self._queue
         if queue and not self._broken:
             tail = queue[-1]
-            if tail.__class__ is _Block and tail.key == key and tail.size < _MAX_COALESCE:
+            if (
+                tail.__class__ is _Block
+                and tail.key == key
+                and (message_id is None or tail.message_id == message_id)
+                and tail.size < _MAX_COALESCE
+            ):
                 tail.parts.append(text)
                 tail.size += len(text)
                 return True  # the sender is awake or waiting for its window, and sends the tail
@@ -141,7 +155,8 @@ class UpdateSink:
         block = item.block
         if len(item.parts) > 1 and item.key is not None:
             block = {**block, item.key: "".join(item.parts)}
-        return self._map_block(block) if self._map_block is not None else []
+        updates = self._map_block(block) if self._map_block is not None else []
+        return [with_message_id(u, item.message_id) if _unnamed_chunk(u) else u for u in updates]
 
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
@@ -208,12 +223,18 @@ def _release(timer: asyncio.Future[None]) -> None:
 class _Block:
     """A queued content block; a text or reasoning block's ``parts`` are its text and the texts joined to it."""
 
-    __slots__ = ("block", "key", "parts", "size")
+    __slots__ = ("block", "key", "message_id", "parts", "size")
 
     def __init__(
-        self, block: dict[str, Any], key: str | None = None, parts: list[str] | None = None, size: int = 0
+        self,
+        block: dict[str, Any],
+        key: str | None = None,
+        parts: list[str] | None = None,
+        size: int = 0,
+        message_id: str = "",
     ) -> None:
         self.block = block
+        self.message_id = message_id
         self.key = key
         """``"text"`` or ``"reasoning"`` (where the block's text is) when texts can join it, else ``None``."""
         self.parts: list[str] = parts if parts is not None else []
@@ -222,3 +243,27 @@ class _Block:
 
 _JOINABLE_KEYS = {key: frozenset({"type", key, "index", "id"}) for key in ("text", "reasoning")}
 """What a text or reasoning block may hold to join the queued one: its text, and the stream's ``index`` / ``id``."""
+
+
+_CHUNKS = frozenset({"user_message_chunk", "agent_message_chunk", "agent_thought_chunk"})
+"""The message chunk updates, which carry a ``messageId`` (ACP v1: every chunk of one message shares it)."""
+
+
+def _unnamed_chunk(update: Any) -> bool:
+    return getattr(update, "session_update", None) in _CHUNKS and getattr(update, "message_id", "") is None
+
+
+def new_message_id() -> str:
+    """An id for a message that has none of its own (langacp's own text, a model message without an id)."""
+    return f"langacp-{uuid.uuid4().hex}"
+
+
+def with_message_id(update: Any, message_id: str) -> Any:
+    """``update`` (a message chunk) with ``messageId``: ``message_id``, or for a thought ``message_id`` + ``/thought``.
+
+    A model message's reasoning and its answer are two messages to a client (a thought and the
+    agent's text): each keeps one id, derived from the same LangChain message id.
+    """
+    if update.session_update == "agent_thought_chunk":
+        message_id = f"{message_id}/thought"
+    return update.model_copy(update={"message_id": message_id})

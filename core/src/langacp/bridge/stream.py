@@ -17,6 +17,7 @@ from langchain_core.runnables.config import RunnableConfig, merge_configs
 
 from langacp.bridge.tool_starts import ToolStarts
 from langacp.bridge.turn import TurnReporter
+from langacp.compat.langgraph import INTERRUPT_KEY, overwritten
 from langacp.types import SessionContext, TurnOutcome, TurnPaused
 
 if TYPE_CHECKING:
@@ -117,11 +118,11 @@ class TurnRunner(TurnReporter):
     def _on_updates(self, data: dict[str, Any]) -> list[Any]:
         interrupts: list[Any] = []
         for node, update in data.items():
-            if node == "__interrupt__":
+            if node == INTERRUPT_KEY:
                 interrupts.extend(update if isinstance(update, (list, tuple)) else [update])
                 continue
             messages = update.get("messages") if isinstance(update, dict) else None
-            messages = getattr(messages, "value", messages)  # langgraph Overwrite
+            messages = overwritten(messages)
             if not isinstance(messages, (list, tuple)):
                 messages = [messages] if messages is not None else []
             if messages and isinstance(messages[0], RemoveMessage) and _removes_all(messages[0]):

@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.callbacks import BaseCallbackHandler
 
+from langacp.compat.langgraph import own_graph_task
+
 if TYPE_CHECKING:
     from langacp.bridge.turn import TurnReporter
 
@@ -53,7 +55,7 @@ class ToolStarts(BaseCallbackHandler):
         **kwargs: Any,
     ) -> None:
         call_id = kwargs.get("tool_call_id")
-        if not isinstance(call_id, str) or not call_id or not _own_task(metadata) or "nostream" in (tags or ()):
+        if not isinstance(call_id, str) or not call_id or not own_graph_task(metadata) or "nostream" in (tags or ()):
             return
         name = str((serialized or {}).get("name") or kwargs.get("name") or "tool")
         args = inputs if isinstance(inputs, dict) else None
@@ -61,24 +63,3 @@ class ToolStarts(BaseCallbackHandler):
             self.turn.tool_started(call_id, name, args)
         else:
             self.loop.call_soon_threadsafe(self.turn.tool_started, call_id, name, args)
-
-
-_PUSH = "__pregel_push"
-"""The first item of a LangGraph ``@task`` call's ``langgraph_path`` (``langgraph._internal._constants.PUSH``)."""
-
-
-def _own_task(metadata: dict[str, Any] | None) -> bool:
-    """The run is a task of the streamed graph itself, not of a graph run inside one of its nodes.
-
-    As LangGraph's stream handlers tell (``graph_namespace``): the checkpoint namespace holds a
-    segment per graph level (``node:id|inner:id``); a ``@task`` call nests one more under its caller.
-    """
-    if not metadata or not metadata.get("langgraph_checkpoint_ns"):
-        return bool(metadata)
-    depth = len(str(metadata["langgraph_checkpoint_ns"]).split("|"))
-    path = metadata.get("langgraph_path", ())
-    nested = 1
-    while isinstance(path, tuple) and len(path) == 4 and path[0] == _PUSH and path[-1] is True:
-        nested += 1
-        path = path[1]
-    return depth <= nested

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage, get_notification_metadata
 
 from langacp.bridge.content import notification_updates
+from langacp.bridge.outbox import new_message_id
 from langacp.types import SessionContext, ToolCallInfo, TurnOutcome
 
 if TYPE_CHECKING:
@@ -65,6 +66,7 @@ class TurnReporter:
         """Text of the model response being streamed and not yet in the checkpoint."""
         self.partial_node: str | None = None
         self._model_messages: set[str] = set()
+        self._anonymous: str | None = None
 
     # -- model output ----------------------------------------------------------------------------
 
@@ -76,17 +78,18 @@ class TurnReporter:
             elif isinstance(message, HumanMessage) and get_notification_metadata(message) is not None:
                 # a summary: shown as session/load shows it
                 for update in notification_updates(self.plugins, self.session, message):
-                    self.sink.put(update)
+                    self.sink.put(update, message.id)
             return
         node = metadata.get("langgraph_node")
         if node == "tools":
             return  # a model called from inside a tool: not the agent's own answer
         self.partial_node = node
+        message_id = self._message_id(message)
         content = message.content
         if isinstance(content, str) and not message.tool_calls and not getattr(message, "tool_call_chunks", None):
             if content:  # a streamed token, most of the time
                 self.partial_text.append(content)
-                self.sink.put_text(content)
+                self.sink.put_text(content, message_id)
         else:
             for raw_block in message.content_blocks:
                 block: dict[str, Any] = dict(raw_block)
@@ -98,12 +101,21 @@ class TurnReporter:
                 elif btype == "tool_call":
                     self.announce(str(block.get("id") or ""), str(block.get("name") or ""), block.get("args"))
                 elif btype not in ("invalid_tool_call", "server_tool_call", "server_tool_result"):
-                    self.sink.put_block(block)
+                    self.sink.put_block(block, message_id)
         response_metadata = message.response_metadata
         if response_metadata:
             reason = response_metadata.get("finish_reason") or response_metadata.get("stop_reason")
             if reason:
                 self.outcome.finish_reason = str(reason)
+
+    def _message_id(self, message: AIMessage) -> str:
+        """The ``messageId`` of ``message``'s chunks: LangChain's id (the checkpoint keeps it, so a
+        replay sends the same), or one made for the message being streamed when it has none."""
+        if message.id:
+            return str(message.id)
+        if self._anonymous is None:
+            self._anonymous = new_message_id()
+        return self._anonymous
 
     def say(self, text: str) -> None:
         """Send ``text`` to the user as agent message text."""
@@ -126,6 +138,7 @@ class TurnReporter:
                 return
             self._model_messages.add(message.id)
         outcome = self.outcome
+        self._anonymous = None  # the next message without an id is another one
         self.partial_text.clear()  # now in the checkpoint
         outcome.model_calls += 1
         outcome.last_message = message
@@ -198,7 +211,9 @@ class TurnReporter:
     def announce(self, call_id: str, name: str, args: dict[str, Any] | None) -> None:
         """Report a tool call: ``tool_call`` the first time (with ``args`` if known); arguments
         learnt later are held for ``in_progress`` (see :meth:`show_arguments`)."""
-        from acp import start_tool_call, update_tool_call
+        from acp import update_tool_call
+
+        from langacp.protocol import start_tool_call
 
         if not call_id:
             return
@@ -209,6 +224,7 @@ class TurnReporter:
             self.sink.put(
                 start_tool_call(
                     call_id,
+                    name=name or None,
                     status="pending",
                     raw_input=args if args is not None else None,
                     **self._describe(call, has_args=args is not None),

@@ -3,7 +3,8 @@
 See :mod:`langacp.trust`: the files are read in a worker thread (never on the event loop), before
 any plugin's session hook runs (:func:`langacp.trust.open_layers`);
 each notice (a project file's loosening key, a file that cannot be read) is logged on stderr
-and sent to the editor as an agent message, so the user sees what did not apply and why.
+and shown in the editor, so the user sees what did not apply and why: as an ACP ``notice`` each
+to a client that advertised ``session.notices``, else as one agent message.
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ async def _tell(session: SessionContext) -> None:
         return
     for notice in layers.notices:
         log.warning("langacp: %s", notice)
-    if session.send_update is not None:
+    sent = [await session.notify("warning", "Configuration not applied", notice) for notice in layers.notices]
+    if not all(sent) and session.send_update is not None:
         from acp import update_agent_message_text
 
         lines = "\n".join(f"- {notice}" for notice in layers.notices)

@@ -19,9 +19,9 @@ from uuid import UUID
 from langchain_core.callbacks import AsyncCallbackHandler
 from langchain_core.messages import AIMessage, ToolMessage
 from langchain_core.outputs import ChatGenerationChunk, GenerationChunk
-from langchain_core.tracers._streaming import _StreamingCallbackHandler
 
 from langacp.bridge.turn import TurnReporter
+from langacp.compat.langchain import StreamingCallbackHandler
 from langacp.lib.sessions import current_turn, get_session
 from langacp.middleware import error_result
 from langacp.types import ToolCallInfo
@@ -31,7 +31,7 @@ __all__ = ["ACPCallbackHandler"]
 T = TypeVar("T")
 
 
-class ACPCallbackHandler(AsyncCallbackHandler, _StreamingCallbackHandler[Any]):
+class ACPCallbackHandler(AsyncCallbackHandler, StreamingCallbackHandler[Any]):
     """Streams a run to the ACP client behind ``conn``.
 
     The session is ``session_id`` if given, else the run's ``session_id`` / ``thread_id``

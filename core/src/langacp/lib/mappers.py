@@ -11,6 +11,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from langacp.compat.langgraph import INTERRUPT_KEY
 from langacp.lib.sessions import LibrarySession, current_turn, get_session
 from langacp.operations import caused_by_cancel
 from langacp.types import TurnOutcome
@@ -64,7 +65,7 @@ def _outcome(state: Mapping[str, Any] | None, error: BaseException | None, *, ca
         metadata = last.response_metadata or {}
         reason = metadata.get("finish_reason") or metadata.get("stop_reason")
         outcome.finish_reason = str(reason) if reason else None
-    outcome.interrupted = bool((state or {}).get("__interrupt__"))
+    outcome.interrupted = bool(pending_interrupts(state))
     return outcome
 
 
@@ -105,6 +106,14 @@ async def finish_turn(
 def to_request_error(session: LibrarySession, error: BaseException, method: str = "session/prompt") -> RequestError:
     """An exception → the JSON-RPC error to answer with (``langacp_map_error``: -32602, -32002, -32603, …)."""
     return session.plugins.map_error(error, method)
+
+
+def pending_interrupts(state: Mapping[str, Any] | None) -> list[Any]:
+    """The interrupts a graph run paused on, from the state ``ainvoke`` returned (empty when it ran to its end)."""
+    found = (state or {}).get(INTERRUPT_KEY)
+    if not found:
+        return []
+    return list(found) if isinstance(found, (list, tuple)) else [found]
 
 
 async def resume_interrupts(conn: Any, session_id: str, interrupts: Sequence[Any]) -> Any | None:

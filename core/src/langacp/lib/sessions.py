@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from langacp import protocol
 from langacp.types import SessionContext
 
 if TYPE_CHECKING:
@@ -115,7 +116,7 @@ async def open_session(
     )
 
     async def send(update: Any) -> None:
-        await conn.session_update(session_id=session_id, update=update)
+        await protocol.send_update(conn, session_id, update)
 
     sink, release = open_outbox(chosen, context, send)
     session = LibrarySession(context, sink, chosen)

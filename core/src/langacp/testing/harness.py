@@ -349,12 +349,8 @@ async def _agent_in_process(
 @asynccontextmanager
 async def _connected(agent: Any, client: RecordingClient) -> AsyncIterator[tuple[ClientSideConnection, Any]]:
     """``agent`` served on one end of an in-memory pair, ``client`` on the other; closed like a pipe after."""
+    from langacp.compat.sdk import memory_transport_pair
     from langacp.server import agent_connection
-
-    try:
-        from acp._transport import memory_transport_pair
-    except ImportError:  # pragma: no cover - the SDK moved its private module
-        from acp.transports import memory_transport_pair  # type: ignore[attr-defined,no-redef]
 
     agent_end, client_end = memory_transport_pair()
     agent_conn = agent_connection(agent, _JsonTransport(agent_end))  # as langacp serve does

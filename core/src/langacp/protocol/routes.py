@@ -1,7 +1,9 @@
-"""Stable ACP methods the SDK (agent-client-protocol 0.12) does not route yet, added to its router.
+"""What the SDK (agent-client-protocol 0.12) does not route yet, added to its router.
 
-Delete this module when the SDK routes them itself:
+Delete each when the SDK routes it itself:
 
+- ``initialize``, parsed with :class:`~langacp.protocol.models.InitializeRequestV1`: the SDK's
+  model drops the client's stable ``session.notices`` and ``session.compaction`` capabilities;
 - ``session/delete`` → ``agent.delete_session(session_id)`` (schema ``DeleteSessionRequest``);
 - ``logout`` → ``agent.logout()`` (schema ``LogoutRequest``);
 - ``$/cancel_request`` (a notification): cancels the in-flight request with that id. Its response
@@ -9,9 +11,8 @@ Delete this module when the SDK routes them itself:
   ``session/cancel`` would, so it still answers with ``stopReason: cancelled``.
 
 The SDK offers no public hook for this: the routes go into the connection's router
-(``Route``/``MessageRouter.add_route``, public classes) reached through the connection's private
-attribute, and the request tracking wraps the connection's request runner. A test
-(``test_protocol_current.py``) pins both, so an SDK upgrade that moves them fails loudly.
+(``Route``/``MessageRouter.add_route``, public classes) reached through :mod:`langacp.compat.sdk`,
+and the request tracking wraps the connection's request runner there.
 """
 
 from __future__ import annotations
@@ -25,9 +26,12 @@ from acp import RequestError
 from acp.router import MessageRouter, Route
 from acp.schema import CancelRequestNotification, DeleteSessionRequest, LogoutRequest
 
+from langacp.compat import sdk
+from langacp.protocol.models import InitializeRequestV1
+
 __all__ = ["REQUEST_CANCELLED", "install"]
 
-log = logging.getLogger("langacp.sdk_routes")
+log = logging.getLogger("langacp.protocol")
 
 REQUEST_CANCELLED = -32800
 
@@ -94,16 +98,17 @@ def _key(request_id: Any) -> str | None:
 
 def install(conn: Any, agent: Any) -> None:
     """Add the missing routes to ``conn`` (an ``AgentSideConnection`` serving ``agent``)."""
-    connection = conn._conn
-    router = connection._handler
+    router = sdk.sdk_router(conn)
     if not isinstance(router, MessageRouter):
-        raise TypeError(f"unexpected SDK router {type(router).__name__}: update langacp.sdk_routes")
+        raise TypeError(f"unexpected SDK router {type(router).__name__}: update langacp.compat.sdk")
+    if hasattr(agent, "initialize"):
+        router.add_route(Route("initialize", _request(InitializeRequestV1, agent.initialize), "request"))
     if hasattr(agent, "delete_session"):
         router.add_route(Route("session/delete", _request(DeleteSessionRequest, agent.delete_session), "request"))
     if hasattr(agent, "logout"):
         router.add_route(Route("logout", _request(LogoutRequest, agent.logout), "request"))
     inflight = _InFlight(agent)
-    connection._execute_request = inflight.wrap(connection._execute_request)
+    sdk.wrap_request_runner(conn, inflight.wrap)
 
     async def cancel_request(params: Any) -> None:
         notification = CancelRequestNotification.model_validate(params if params is not None else {})

@@ -1,0 +1,38 @@
+"""LangGraph's private names langacp uses."""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["INTERRUPT_KEY", "PUSH", "overwritten", "own_graph_task"]
+
+PUSH = "__pregel_push"
+"""The first item of a ``@task`` call's ``langgraph_path`` (``langgraph._internal._constants.PUSH``)."""
+
+INTERRUPT_KEY = "__interrupt__"
+"""The key of a run's pending interrupts in an ``updates`` stream item and in a graph's returned state."""
+
+
+def own_graph_task(metadata: dict[str, Any] | None) -> bool:
+    """A callback's run is a task of the streamed graph itself, not of a graph run inside one of its nodes.
+
+    As LangGraph's stream handlers tell (``graph_namespace``): the checkpoint namespace
+    (``langgraph_checkpoint_ns``) holds a segment per graph level (``node:id|inner:id``); a
+    ``@task`` call nests one more under its caller (``langgraph_path`` = ``(PUSH, caller path, index, True)``).
+    """
+    if not metadata or not metadata.get("langgraph_checkpoint_ns"):
+        return bool(metadata)
+    depth = len(str(metadata["langgraph_checkpoint_ns"]).split("|"))
+    path = metadata.get("langgraph_path", ())
+    nested = 1
+    while isinstance(path, tuple) and len(path) == 4 and path[0] == PUSH and path[-1] is True:
+        nested += 1
+        path = path[1]
+    return depth <= nested
+
+
+def overwritten(value: Any) -> Any:
+    """The value inside LangGraph's ``Overwrite`` (a node's update that replaces a channel), else ``value``."""
+    from langgraph.types import Overwrite
+
+    return value.value if isinstance(value, Overwrite) else value

@@ -1,0 +1,41 @@
+"""The ACP SDK's (agent-client-protocol 0.12) private names langacp uses."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+__all__ = ["memory_transport_pair", "sdk_connection", "sdk_router", "send_raw_notification", "wrap_request_runner"]
+
+
+def sdk_connection(conn: Any) -> Any:
+    """The JSON-RPC ``Connection`` under an SDK ``AgentSideConnection`` / ``ClientSideConnection`` (``._conn``)."""
+    return conn._conn
+
+
+def sdk_router(conn: Any) -> Any:
+    """The ``MessageRouter`` that routes an SDK connection's incoming methods (``Connection._handler``)."""
+    return sdk_connection(conn)._handler
+
+
+def wrap_request_runner(
+    conn: Any,
+    wrap: Callable[[Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]], Callable[[dict[str, Any]], Any]],
+) -> None:
+    """Replace the runner of ``conn``'s incoming requests (``Connection._execute_request``) by ``wrap(it)``."""
+    connection = sdk_connection(conn)
+    connection._execute_request = wrap(connection._execute_request)
+
+
+async def send_raw_notification(conn: Any, method: str, params: dict[str, Any]) -> None:
+    """Send a JSON-RPC notification the SDK has no model for, on ``conn``'s connection."""
+    await sdk_connection(conn).send_notification(method, params)
+
+
+def memory_transport_pair() -> tuple[Any, Any]:
+    """The SDK's in-memory pair of transports (``acp._transport``), for in-process tests."""
+    try:
+        from acp._transport import memory_transport_pair as pair
+    except ImportError:  # pragma: no cover - the SDK moved its private module
+        from acp.transports import memory_transport_pair as pair  # type: ignore[attr-defined,no-redef]
+    return pair()  # type: ignore[no-any-return]

@@ -1,0 +1,84 @@
+"""The ACP protocol as langacp speaks it beyond what the SDK (agent-client-protocol 0.12) has.
+
+- :mod:`.models`: typed models of the newer stable v1 shapes (notices, compaction, a tool
+  call's ``name``, the client capabilities the SDK drops), checked against the official schema;
+- :mod:`.capabilities`: what the client advertised, what this build offers;
+- :mod:`.routes`: the methods the SDK cannot route;
+- :func:`send_update`: one ``session/update``, whether the SDK has a model for it or not.
+
+When the SDK catches up, this package shrinks.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langacp.protocol.capabilities import (
+    OFFERED,
+    client_boolean_options,
+    client_compaction,
+    client_notices,
+    protocol_report,
+)
+from langacp.protocol.models import (
+    CompactionSummaryChunk,
+    CompactionUpdate,
+    NamedToolCallProgress,
+    NamedToolCallStart,
+    NoticeUpdate,
+    ProtocolUpdate,
+)
+
+__all__ = [
+    "OFFERED",
+    "CompactionSummaryChunk",
+    "CompactionUpdate",
+    "NamedToolCallProgress",
+    "NamedToolCallStart",
+    "NoticeUpdate",
+    "ProtocolUpdate",
+    "client_boolean_options",
+    "client_compaction",
+    "client_notices",
+    "protocol_report",
+    "send_update",
+    "start_tool_call",
+    "update_json",
+]
+
+_OWN = (ProtocolUpdate, NamedToolCallStart, NamedToolCallProgress)
+
+
+def update_json(update: Any) -> dict[str, Any]:
+    """``update`` as it goes on the wire (camelCase, no ``null`` fields)."""
+    dumped: dict[str, Any] = update.model_dump(mode="json", by_alias=True, exclude_none=True)
+    return dumped
+
+
+async def send_update(client: Any, session_id: str, update: Any) -> None:
+    """Send ``update`` for ``session_id`` to ``client`` (the SDK's ``AgentSideConnection``).
+
+    An SDK model goes through the SDK; one of this package's (which the SDK's
+    ``SessionNotification`` would refuse or strip) is written as JSON on the same connection.
+    A client object without the SDK's connection (a test double) gets it through its own
+    ``session_update``, as the model.
+    """
+    if not isinstance(update, _OWN):
+        await client.session_update(session_id=session_id, update=update)
+        return
+    from langacp.compat import sdk
+
+    try:
+        sdk.sdk_connection(client)
+    except AttributeError:
+        await client.session_update(session_id=session_id, update=update)
+        return
+    await sdk.send_raw_notification(client, "session/update", {"sessionId": session_id, "update": update_json(update)})
+
+
+def start_tool_call(tool_call_id: str, title: str, *, name: str | None, **fields: Any) -> NamedToolCallStart:
+    """``acp.start_tool_call(tool_call_id, title, **fields)`` with ``name``, the tool's programmatic name."""
+    from acp import start_tool_call as sdk_start_tool_call
+
+    start = sdk_start_tool_call(tool_call_id, title, **fields)
+    return NamedToolCallStart(**dict(start), name=name)

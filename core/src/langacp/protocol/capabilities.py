@@ -1,0 +1,63 @@
+"""What the client advertised beyond what the SDK reads, and what this build of langacp offers.
+
+A stable v1 update that a capability gates (``notice``, ``compaction_update``,
+``compaction_summary_chunk``) goes only to a client whose ``initialize`` advertised it: ask
+:func:`client_notices` / :func:`client_compaction` before sending one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = [
+    "OFFERED",
+    "SCHEMA",
+    "client_boolean_options",
+    "client_compaction",
+    "client_notices",
+    "protocol_report",
+]
+
+SCHEMA = "ACP v1 (stable schema of @agentclientprotocol/sdk 2.4.0)"
+"""The schema the updates below are checked against (``core/tests/test_protocol_models.py``)."""
+
+OFFERED: dict[str, str] = {
+    "notice": "session.notices: notices (skipped plugins and hooks, ignored project settings, dropped tools, ...)",
+    "compaction": "session.compaction: compaction_update when the history is summarised, live and on session/load",
+    "messageId": "messageId on every user, agent and thought chunk, live and on replay",
+    "toolCallName": "name (the tool's programmatic name) on every tool call",
+}
+"""The optional stable v1 features this build sends (to a client that advertises the capability that gates one)."""
+
+
+def _session_capability(client_capabilities: Any, name: str) -> bool:
+    session = getattr(client_capabilities, "session", None)
+    if session is None and isinstance(client_capabilities, dict):
+        session = client_capabilities.get("session")
+    if isinstance(session, dict):
+        return session.get(name) is not None
+    return getattr(session, name, None) is not None
+
+
+def client_notices(client_capabilities: Any) -> bool:
+    """The client advertised ``session.notices``: it may be sent ``notice`` updates."""
+    return _session_capability(client_capabilities, "notices")
+
+
+def client_compaction(client_capabilities: Any) -> bool:
+    """The client advertised ``session.compaction``: it may be sent ``compaction_update`` and its chunks."""
+    return _session_capability(client_capabilities, "compaction")
+
+
+def client_boolean_options(client_capabilities: Any) -> bool:
+    """The client advertised ``session.configOptions.boolean``: it may be offered ``type: "boolean"`` config options."""
+    session = getattr(client_capabilities, "session", None)
+    options = getattr(session, "config_options", None)
+    return getattr(options, "boolean", None) is not None
+
+
+def protocol_report() -> dict[str, Any]:
+    """The protocol version and this build's optional features, as ``langacp check`` / ``plugins --json`` show them."""
+    from acp import PROTOCOL_VERSION
+
+    return {"protocolVersion": PROTOCOL_VERSION, "schema": SCHEMA, "optional": dict(OFFERED)}

@@ -1,0 +1,135 @@
+"""Typed models for the stable ACP v1 shapes the SDK (agent-client-protocol 0.12, schema 1.19) lacks.
+
+Each is checked against the official schema (``@agentclientprotocol/sdk`` on npm,
+``schema/v1/schema.json``) by ``core/tests/test_protocol_models.py``. When the SDK has them,
+these become aliases of the SDK's models and then go.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from acp.schema import (
+    AudioContentBlock,
+    ClientCapabilities,
+    ClientSessionCapabilities,
+    EmbeddedResourceContentBlock,
+    ImageContentBlock,
+    InitializeRequest,
+    ResourceContentBlock,
+    TextContentBlock,
+    ToolCallProgress,
+    ToolCallStart,
+)
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = [
+    "ClientCapabilitiesV1",
+    "ClientSessionCapabilitiesV1",
+    "CompactionCapabilities",
+    "CompactionStatus",
+    "CompactionSummaryChunk",
+    "CompactionUpdate",
+    "InitializeRequestV1",
+    "NamedToolCallProgress",
+    "NamedToolCallStart",
+    "NoticeCapabilities",
+    "NoticeSeverity",
+    "NoticeUpdate",
+    "ProtocolUpdate",
+]
+
+NoticeSeverity = Literal["info", "warning", "error"]
+CompactionStatus = Literal["in_progress", "completed", "failed", "cancelled"]
+ContentBlock = (
+    TextContentBlock | ImageContentBlock | AudioContentBlock | ResourceContentBlock | EmbeddedResourceContentBlock
+)
+
+
+class ProtocolUpdate(BaseModel):
+    """A ``session/update`` the SDK cannot send (its ``SessionNotification`` does not know it).
+
+    :func:`langacp.protocol.send_update` writes it as JSON itself.
+    """
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    field_meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+
+
+class NoticeUpdate(ProtocolUpdate):
+    """``notice``: news for the user that is not conversation (only to a client with ``session.notices``)."""
+
+    session_update: Literal["notice"] = Field(default="notice", alias="sessionUpdate")
+    severity: NoticeSeverity
+    title: str = Field(min_length=1)
+    description: str | None = None
+
+
+class CompactionUpdate(ProtocolUpdate):
+    """``compaction_update``: a context compaction created or patched (only to a client with ``session.compaction``)."""
+
+    session_update: Literal["compaction_update"] = Field(default="compaction_update", alias="sessionUpdate")
+    compaction_id: str = Field(alias="compactionId")
+    status: CompactionStatus
+    summary: list[ContentBlock] | None = None
+    error: str | None = None
+
+
+class CompactionSummaryChunk(ProtocolUpdate):
+    """``compaction_summary_chunk``: one content block appended to a compaction's summary."""
+
+    session_update: Literal["compaction_summary_chunk"] = Field(
+        default="compaction_summary_chunk", alias="sessionUpdate"
+    )
+    compaction_id: str = Field(alias="compactionId")
+    content: ContentBlock
+
+
+class NamedToolCallStart(ToolCallStart):
+    """``tool_call`` with ``name``, the tool's programmatic name (stable v1; the SDK's model lacks it)."""
+
+    name: str | None = None
+
+
+class NamedToolCallProgress(ToolCallProgress):
+    """``tool_call_update`` with ``name`` (stable v1; the SDK's model lacks it)."""
+
+    name: str | None = None
+
+
+class NoticeCapabilities(BaseModel):
+    """``clientCapabilities.session.notices``: the client presents ``notice`` updates."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    field_meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+
+
+class CompactionCapabilities(BaseModel):
+    """``clientCapabilities.session.compaction``: the client shows compaction updates."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    field_meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+
+
+class ClientSessionCapabilitiesV1(ClientSessionCapabilities):
+    """The SDK's ``ClientSessionCapabilities`` with the stable ``notices`` and ``compaction`` it drops."""
+
+    notices: NoticeCapabilities | None = None
+    compaction: CompactionCapabilities | None = None
+
+
+class ClientCapabilitiesV1(ClientCapabilities):
+    """The SDK's ``ClientCapabilities`` whose ``session`` keeps ``notices`` and ``compaction``."""
+
+    session: ClientSessionCapabilitiesV1 | None = None  # type: ignore[assignment]
+
+
+class InitializeRequestV1(InitializeRequest):
+    """``initialize`` parsed with :class:`ClientCapabilitiesV1` (what :mod:`langacp.protocol.routes` routes)."""
+
+    client_capabilities: ClientCapabilitiesV1 | None = Field(  # type: ignore[assignment]
+        default=None, alias="clientCapabilities"
+    )

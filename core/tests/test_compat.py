@@ -1,0 +1,85 @@
+"""One pinning test per private dependency name in langacp.compat: an upgrade that moves one fails here."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import inspect
+from typing import Any
+
+import pytest
+
+from langacp.compat import langchain, langgraph, sdk, stdlib
+
+
+def test_compat_sdk_connection_router_request_runner_and_raw_notification() -> None:
+    from acp.connection import Connection
+    from acp.core import AgentSideConnection
+    from acp.router import MessageRouter
+
+    async def main() -> None:
+        agent_end, client_end = sdk.memory_transport_pair()
+        conn = AgentSideConnection(object(), agent_end, listening=False)  # type: ignore[arg-type]
+        assert isinstance(sdk.sdk_connection(conn), Connection)
+        assert isinstance(sdk.sdk_router(conn), MessageRouter)
+        seen: list[Any] = []
+
+        def wrap(run: Any) -> Any:
+            seen.append(run)
+            return run
+
+        sdk.wrap_request_runner(conn, wrap)
+        assert callable(seen[0]) and list(inspect.signature(seen[0]).parameters) == ["message"]
+        await sdk.send_raw_notification(conn, "session/update", {"sessionId": "s", "update": {"x": 1}})
+        message = await asyncio.wait_for(client_end.receive(), 5)
+        params = {"sessionId": "s", "update": {"x": 1}}
+        assert message == {"jsonrpc": "2.0", "method": "session/update", "params": params}
+
+    asyncio.run(main())
+
+
+def test_compat_langchain_streaming_handler_is_the_one_langgraph_taps() -> None:
+    from langchain_core.tracers import _streaming
+
+    assert langchain.StreamingCallbackHandler is _streaming._StreamingCallbackHandler
+    assert hasattr(langchain.StreamingCallbackHandler, "tap_output_aiter")
+
+
+def test_compat_langgraph_constants() -> None:
+    from langgraph._internal import _constants
+
+    assert langgraph.PUSH == _constants.PUSH
+    assert langgraph.INTERRUPT_KEY == _constants.INTERRUPT
+
+
+def test_compat_langgraph_task_nesting() -> None:
+    assert langgraph.own_graph_task({"langgraph_checkpoint_ns": "tools:1"})
+    assert not langgraph.own_graph_task({"langgraph_checkpoint_ns": "tools:1|inner:2"})
+    push = (langgraph.PUSH, ("__pregel_pull", "tools"), 0, True)
+    assert langgraph.own_graph_task({"langgraph_checkpoint_ns": "tools:1|task:2", "langgraph_path": push})
+    assert not langgraph.own_graph_task(None)
+
+
+def test_compat_langgraph_overwrite() -> None:
+    from langgraph.types import Overwrite
+
+    assert langgraph.overwritten(Overwrite(value=[1])) == [1]
+    assert langgraph.overwritten([2]) == [2]
+
+
+def test_compat_argparse_actions() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--flag")
+    subs = parser.add_subparsers()
+    subs.add_parser("serve", help="Serve it")
+    actions = stdlib.argparse_actions(parser)
+    assert any("--flag" in a.option_strings for a in actions)
+    helps = [stdlib.argparse_subcommand_helps(a) for a in actions]
+    assert {"serve": "Serve it"} in helps
+
+
+@pytest.mark.parametrize("module", [sdk, langchain, langgraph, stdlib])
+def test_compat_every_public_name_is_pinned(module: Any) -> None:
+    source = inspect.getsource(inspect.getmodule(test_compat_every_public_name_is_pinned))  # type: ignore[arg-type]
+    for name in module.__all__:
+        assert f".{name}" in source, f"langacp.compat.{module.__name__.rsplit('.', 1)[1]}.{name} has no pinning test"

@@ -1,0 +1,101 @@
+"""Stable ACP v1 updates over real pipes: ``messageId`` on every chunk (live, and the same on
+``session/load``), ``name`` on every tool call, ``notice`` only to a client that advertises
+``session.notices``. Every update is validated against the official schema (npm
+``@agentclientprotocol/sdk`` 2.4.0, ``schema/v1/schema.json``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from acp_schema import PipeAgent, Schema, pipe_agent
+from ts_agent_support import NoNode, install_acp_sdk
+
+pytestmark = pytest.mark.asyncio
+
+TARGET = "langacp.testing.agent:agent"
+CAPABLE: dict[str, Any] = {"session": {"notices": {}, "compaction": {}}}
+PLAIN: dict[str, Any] = {"fs": {"readTextFile": False, "writeTextFile": False}}
+GATED = {"notice", "compaction_update", "compaction_summary_chunk"}
+
+
+@pytest.fixture(scope="module")
+def schema(tmp_path_factory: pytest.TempPathFactory) -> Schema:
+    try:
+        package = install_acp_sdk(tmp_path_factory.mktemp("acp-sdk"))
+    except NoNode as exc:
+        pytest.skip(str(exc))
+    return Schema(package / "schema" / "v1" / "schema.json")
+
+
+def validated(schema: Schema, agent: PipeAgent) -> list[dict[str, Any]]:
+    for note in agent.notifications:
+        if note["method"] == "session/update":
+            schema.validate("SessionNotification", note["params"])
+    return agent.updates()
+
+
+async def open_session(agent: PipeAgent, capabilities: dict[str, Any], cwd: Path) -> str:
+    reply = await agent.request(0, "initialize", {"protocolVersion": 1, "clientCapabilities": capabilities})
+    assert "result" in reply, reply
+    reply = await agent.request(1, "session/new", {"cwd": str(cwd), "mcpServers": []})
+    session_id: str = reply["result"]["sessionId"]
+    return session_id
+
+
+async def prompt(agent: PipeAgent, msg_id: int, session_id: str, text: str) -> None:
+    params = {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]}
+    reply = await agent.request(msg_id, "session/prompt", params)
+    assert reply["result"]["stopReason"] == "end_turn", reply
+
+
+def chunk_ids(updates: list[dict[str, Any]], kind: str) -> list[str]:
+    return [u["messageId"] for u in updates if u["sessionUpdate"] == kind]
+
+
+async def test_protocol_v1_capable_client(schema: Schema, tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / ".langacp.toml").write_text("this is = = not toml\n")
+    store = ["--store", f"sqlite:///{tmp_path / 'sessions.db'}"]
+    async with pipe_agent(TARGET, tmp_path, args=store) as agent:
+        sid = await open_session(agent, CAPABLE, project)
+        await prompt(agent, 2, sid, "think about it")
+        await prompt(agent, 3, sid, 'tool add {"a": 1, "b": 2}')
+        live = validated(schema, agent)
+    notices = [u for u in live if u["sessionUpdate"] == "notice"]
+    assert notices and notices[0]["severity"] == "warning" and ".langacp.toml" in notices[0]["description"]
+    assert not any("configuration not applied" in str(u.get("content")) for u in live), "said once, as a notice"
+    thoughts, answers = chunk_ids(live, "agent_thought_chunk"), chunk_ids(live, "agent_message_chunk")
+    assert thoughts and answers and len(set(thoughts)) == 1
+    assert set(thoughts).isdisjoint(answers)
+    assert len(set(answers)) == 2, "one id per model message: the thought-turn's answer, the tool turn's summary"
+    calls = [u for u in live if u["sessionUpdate"] == "tool_call"]
+    assert [c["name"] for c in calls] == ["add"] and calls[0]["title"]
+
+    async with pipe_agent(TARGET, tmp_path, args=store) as agent:
+        await agent.request(0, "initialize", {"protocolVersion": 1, "clientCapabilities": CAPABLE})
+        reply = await agent.request(1, "session/load", {"sessionId": sid, "cwd": str(project), "mcpServers": []})
+        assert "result" in reply, reply
+        replayed = validated(schema, agent)
+    assert set(chunk_ids(replayed, "agent_message_chunk")) == set(answers), "the same ids on session/load"
+    assert set(chunk_ids(replayed, "agent_thought_chunk")) == set(thoughts)
+    users = chunk_ids(replayed, "user_message_chunk")
+    assert len(users) == 2 and len(set(users)) == 2
+    assert [c["name"] for c in replayed if c["sessionUpdate"] == "tool_call"] == ["add"]
+
+
+async def test_protocol_v1_plain_client_gets_nothing_gated(schema: Schema, tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / ".langacp.toml").write_text("this is = = not toml\n")
+    async with pipe_agent(TARGET, tmp_path) as agent:
+        sid = await open_session(agent, PLAIN, project)
+        await prompt(agent, 2, sid, "think about it")
+        live = validated(schema, agent)
+    assert not [u for u in live if u["sessionUpdate"] in GATED]
+    said = [u["content"].get("text", "") for u in live if u["sessionUpdate"] == "agent_message_chunk"]
+    assert any("configuration not applied" in text for text in said), "the old way: a message"
+    assert all(u.get("messageId") for u in live if u["sessionUpdate"].endswith("_chunk")), "messageId is ungated in v1"
