@@ -301,7 +301,8 @@ def test_agent_that_cannot_start_is_reported(project: Path, capsys: Any) -> None
 
 
 def _spawn(args: list[str], cwd: Path, env: dict[str, str]) -> pexpect.spawn:
-    env = {**env, "TERM": "dumb"}  # plain text to match: styles would split it
+    # plain text to match (styles would split it); the prompt history in the test's directory, not the user's
+    env = {"XDG_DATA_HOME": str(cwd.parent / "data"), **env, "TERM": "dumb"}
     child = pexpect.spawn(
         CHAT[0], [*CHAT[1:], *args], cwd=str(cwd), env=env, encoding="utf-8", timeout=30, dimensions=(50, 200)
     )
