@@ -133,7 +133,8 @@ PEERS = ["langchain-acp", "deepagents-acp", "pluggy"]
 
 @nox.session(python="3.11")
 def bench(session: nox.Session) -> None:
-    """The performance table (docs/benchmarks.md): langacp's two forms and its peers against the bare graph.
+    """The performance tables (docs/benchmarks.md): langacp's two forms and its peers against the bare graph,
+    then the growth rows (a 600-turn session, 50/100/200 open sessions; tests/bench/growth.py).
 
     ``nox -s bench -- --compare`` fails when a row is >10% worse than tests/bench/baseline.json;
     ``-- --compare main`` against main's; ``-- --record`` stores this run's ratios and table.
@@ -146,6 +147,9 @@ def bench(session: nox.Session) -> None:
         # Best effort: without them the table has no peer columns.
         session.run(str(peers / "bin" / "pip"), "install", "-q", *PEERS, success_codes=[0, 1], external=True)
     session.run("python", "tests/bench/forms.py", *session.posargs)
+    # The growth rows: one long session and many open ones (``--quick`` and ``--record`` apply to both).
+    growth = [arg for arg in session.posargs if arg in ("--quick", "--record")]
+    session.run("python", "tests/bench/growth.py", *growth)
 
 
 @nox.session(name="bench-features", python="3.11")

@@ -253,6 +253,20 @@ def _first_difference(a: str, b: str) -> int:
 # -- the in-process baseline ----------------------------------------------------------------------
 
 
+def tune_like_serve() -> None:
+    """What ``langacp serve`` does once started that changes steady-state cost, for a bare baseline to do too.
+
+    LangSmith's inline override (:func:`langacp.tracing.install`: a traced call's span is not set
+    up in a worker thread when tracing is off) and the collector told to skip what start-up
+    made (``gc.freeze()``, as :mod:`langacp.startup_gc` does).
+    """
+    from langacp import tracing
+
+    tracing.install()
+    gc.collect()
+    gc.freeze()
+
+
 class InProcess:
     """The served graph built the way the factory builds it, minus langacp's middleware."""
 

@@ -13,7 +13,9 @@ ratio is taken within a round and the table shows the median over the rounds:
 - **bare**: the graph run in a Python process without ACP (``astream(stream_mode="messages")``),
   the ceiling. The graph is ``create_agent`` with the scripted model
   (``langacp.testing.agent``: same tools, system prompt, ``InMemorySaver``), the model yielding
-  to the event loop between tokens as a network-bound model does.
+  to the event loop between tokens as a network-bound model does. Tuned as ``langacp serve``
+  tunes itself once started (``bench.tune_like_serve``: the collector frozen after start-up,
+  LangSmith's inline override), so a ratio shows langacp's own work, not a tuning difference.
 - **graph**: ``langacp serve langacp.testing.agent:graph --store memory``, every installed
   plugin loaded (nothing can be inserted into a precompiled graph).
 - **factory**: ``langacp serve langacp.testing.agent:agent --store memory``, the per-session
@@ -491,6 +493,7 @@ def bare_probe(spec: str) -> None:
     async def go() -> None:
         inproc = base.InProcess(YIELD)
         await inproc.stream(10)
+        base.tune_like_serve()
         out: dict[str, float] = {}
         if wanted("stream"):
             cpu0 = time.process_time()
@@ -530,7 +533,9 @@ def bare_rss_probe(n: int) -> None:
 
     async def go() -> None:
         inproc = base.InProcess(YIELD)
-        for _ in range(n):
+        await inproc._run("echo hi", lambda _m: None)
+        base.tune_like_serve()
+        for _ in range(n - 1):
             await inproc._run("echo hi", lambda _m: None)
         print(base._rss_mb(os.getpid()))
 

@@ -17,6 +17,7 @@ from langacp.plugins import Plugins, hook_time_limit
 from langacp.processes import killpg, stop_group, unwatch_group, watch_group, watching_new_groups
 from langacp.stores import (
     LEASE_SCHEMA,
+    Compaction,
     InvalidCursor,
     SessionRecord,
     SessionStore,
@@ -55,6 +56,7 @@ __all__ = [
     "KIND_RISK",
     "LEASE_SCHEMA",
     "PROJECT_FILE",
+    "Compaction",
     "ConfigFileError",
     "ConfigLayers",
     "DriverTarget",

@@ -180,6 +180,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _serve_args(check)
 
+    sessions_parser = sub.add_parser("sessions", help="maintain the stored sessions")
+    sessions_sub = sessions_parser.add_subparsers(dest="sessions_command", required=True)
+    compact = sessions_sub.add_parser(
+        "compact",
+        help="delete the checkpoints no session needs any more and shrink the database",
+        description="Keep each session's latest checkpoint, delete the older ones and give the space back "
+        "to the file system. Safe while agents use the store.",
+    )
+    compact.add_argument("--store", default=None, help="session store URL (default: the one 'langacp serve' uses)")
+
     plugins = sub.add_parser("plugins", help="list plugins: name, distribution, version, hooks, status")
     plugins.add_argument("--json", action="store_true", help="print JSON")
     _plugin_args(plugins)
@@ -216,6 +226,10 @@ def _main(argv: Sequence[str] | None) -> int:
         return _editors(args)
     if args.command == "attach":
         return _attach(args)
+    if args.command == "sessions":
+        from langacp.stores import compaction
+
+        return compaction.main(args.store)
     if args.command == "completion":
         from langacp.completion import completion_script
 

@@ -20,6 +20,7 @@ __all__ = [
     "LEASE_SCHEMA",
     "LEASE_TTL",
     "STORE_GROUP",
+    "Compaction",
     "InvalidCursor",
     "Leases",
     "SessionBusy",
@@ -93,6 +94,17 @@ class SessionRecord:
         return record
 
 
+@dataclass(frozen=True)
+class Compaction:
+    """What a store's ``compact()`` did: checkpoints deleted, and the size of its data before and after."""
+
+    where: str
+    """The database compacted (a path, or a URL without its password)."""
+    checkpoints_deleted: int
+    bytes_before: int
+    bytes_after: int
+
+
 class StoreError(Exception):
     """A stored session cannot be read (corrupt or foreign data): reported, never overwritten."""
 
@@ -129,6 +141,10 @@ class SessionStore(Protocol):
     # Optional: ``async def delete(self, session_id: str) -> None``: remove the record (the agent
     # removes the session's threads through the checkpointer first). A driver with it offers
     # ``session/delete``; deleting an unknown id is not an error.
+    #
+    # Optional: ``async def compact(self) -> Compaction``: delete the checkpoints no session can
+    # need any more (every thread keeps its latest) and give the space back; what
+    # ``langacp sessions compact`` runs.
     #
     # Optional, for stores several processes share (see "Leases" below):
     # ``async def acquire(self, session_id, owner, ttl) -> str | None`` (``None``: the lease is

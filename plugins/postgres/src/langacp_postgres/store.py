@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 
 from langacp.api import (
     LEASE_SCHEMA,
+    Compaction,
     SessionRecord,
     StoreError,
     holder_is_gone,
@@ -37,6 +38,8 @@ them raw. A record there that is not UTF-8 is then an error naming its session, 
 query (or, as psycopg would return bytes there, records that vanish from the list)."""
 CONNECTION = {"autocommit": True, "prepare_threshold": 0, "client_encoding": "UTF8"}
 """Connection settings; ``client_encoding``: text is UTF-8 whatever the server's encoding."""
+CHECKPOINT_TABLES = ("checkpoints", "checkpoint_blobs", "checkpoint_writes")
+"""LangGraph's tables (``AsyncPostgresSaver``), which :meth:`PostgresStore.compact` trims."""
 SETUP_LOCK = 0x6C616E67616370  # pg_advisory_lock key: one process at a time creates or migrates tables
 
 SCHEMA = (
@@ -98,9 +101,10 @@ class PostgresStore:
     async def aopen(self) -> None:
         """Connect the pool and create the tables (once per database, under an advisory lock)."""
         import psycopg
-        from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
         from psycopg.rows import dict_row
         from psycopg_pool import AsyncConnectionPool
+
+        from langacp_postgres.checkpoints import PruningSaver
 
         pool: Any = AsyncConnectionPool(
             self.url,
@@ -116,7 +120,7 @@ class PostgresStore:
             )
             await probe.close()
             await pool.open(wait=True, timeout=CONNECT_TIMEOUT)
-            saver = AsyncPostgresSaver(pool)
+            saver = PruningSaver(pool)
             async with pool.connection() as conn:
                 encoding = await (await conn.execute("SHOW server_encoding")).fetchone()
                 if encoding and str(encoding["server_encoding"]).upper() == "SQL_ASCII":
@@ -134,6 +138,24 @@ class PostgresStore:
         self._pool = pool
         self.checkpointer = saver
         log.info("langacp: sessions are stored in %s", redact(self.url))
+
+    async def compact(self) -> Compaction:
+        """Keep only each thread's latest checkpoint, then ``VACUUM`` the tables (their space is reused)."""
+        from langacp_postgres.checkpoints import compact
+
+        before = await self.size()
+        deleted = await compact(self.checkpointer, self._pool)
+        async with self._pool.connection() as conn:
+            for table in CHECKPOINT_TABLES:
+                await conn.execute(f"VACUUM {table}")
+        return Compaction(redact(self.url), deleted, before, await self.size())
+
+    async def size(self) -> int:
+        """Bytes of LangGraph's checkpoint tables (with their indexes and TOAST)."""
+        async with self._pool.connection() as conn:
+            sizes = " + ".join(f"pg_total_relation_size('{table}')" for table in CHECKPOINT_TABLES)
+            row = await (await conn.execute(f"SELECT {sizes} AS n")).fetchone()
+        return int(row["n"]) if row else 0
 
     async def put(self, record: SessionRecord) -> None:
         import json
@@ -195,6 +217,8 @@ class PostgresStore:
             await conn.execute(_LEASES["release"], (session_id, owner))
 
     async def aclose(self) -> None:
+        if self.checkpointer is not None:
+            await self.checkpointer.drain()
         if self._pool is not None:
             await self._pool.close()
             self._pool = None

@@ -17,6 +17,7 @@ from urllib.parse import unquote
 
 from langacp.api import (
     LEASE_SCHEMA,
+    Compaction,
     SessionRecord,
     StoreError,
     holder_is_gone,
@@ -96,14 +97,15 @@ class SqliteStore:
     async def aopen(self) -> None:
         """Open the database (creating the file and its tables if needed), on the running loop."""
         import aiosqlite
-        from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+        from langacp_sqlite.checkpoints import PruningSaver
 
         self.path.parent.mkdir(parents=True, exist_ok=True)
         conn = await aiosqlite.connect(str(self.path), timeout=BUSY_TIMEOUT)
         try:
             await conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT * 1000)}")
             await conn.execute("PRAGMA journal_mode = WAL")
-            saver = AsyncSqliteSaver(conn)
+            saver = PruningSaver(conn)
             await saver.setup()
             async with saver.lock:
                 await conn.executescript(SCHEMA + LEASE_SCHEMA + ";")
@@ -114,6 +116,21 @@ class SqliteStore:
         self._conn = conn
         self.checkpointer = saver
         log.info("langacp: sessions are stored in %s", self.path)
+
+    async def compact(self) -> Compaction:
+        """Keep only each thread's latest checkpoint, then give the freed pages back (``VACUUM``)."""
+        from langacp_sqlite.checkpoints import compact
+
+        before = self.size()
+        deleted = await compact(self.checkpointer)
+        async with self.checkpointer.lock:
+            await self._conn.execute("VACUUM")
+            await self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return Compaction(str(self.path), deleted, before, self.size())
+
+    def size(self) -> int:
+        """Bytes of the database file and its write-ahead log."""
+        return sum(p.stat().st_size for p in (self.path, Path(f"{self.path}-wal")) if p.exists())
 
     async def put(self, record: SessionRecord) -> None:
         data = json.dumps(record.as_dict(), ensure_ascii=False)

@@ -1,0 +1,87 @@
+"""Checkpoints kept linear in a conversation's length: the ``postgres`` store prunes each thread as it saves.
+
+LangGraph saves a checkpoint after every step of a run and keeps them all; each new version of
+the messages channel is a blob holding the whole conversation, so a session of N turns stores
+~5N copies of a history that grows with N. No session needs them: ``session/load`` and
+``session/fork`` read a thread's latest checkpoint, resuming after a crash starts from it and
+its pending writes, and history rewrites write new checkpoints on top of it.
+:class:`PruningSaver` runs LangGraph's own ``aprune(strategy="keep_latest")`` on the thread
+after each checkpoint of its root graph is saved: the latest checkpoint (and what it needs:
+its pending writes, blobs, running subgraph calls) stays, the rest goes. A prune that fails
+(another transaction touched the thread meanwhile) is left to the next checkpoint.
+Threads of a graph using a ``DeltaChannel`` are left whole (``aprune`` refuses them).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+
+__all__ = ["PruningSaver", "compact", "uses_delta"]
+
+log = logging.getLogger("langacp.postgres")
+
+DELTA_MARKERS = ("counters_since_delta_snapshot", "delta_writes_versioned")
+"""Metadata keys LangGraph writes for a thread whose graph uses a ``DeltaChannel``."""
+
+
+def uses_delta(metadata: Mapping[str, Any]) -> bool:
+    """Whether a checkpoint's metadata marks a graph with a ``DeltaChannel`` (its history must stay)."""
+    return any(key in metadata for key in DELTA_MARKERS)
+
+
+class PruningSaver(AsyncPostgresSaver):
+    """``AsyncPostgresSaver`` keeping each thread at its latest checkpoint.
+
+    The prune runs beside the run, not in its way: a checkpoint is saved as fast as before, so a
+    process killed mid-step loses no more than it did. One prune per thread at a time; a
+    checkpoint saved meanwhile is pruned by the next one (``aprune`` reads one snapshot and
+    never touches what was saved after it).
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._pruning: dict[str, asyncio.Task[None]] = {}
+
+    async def aput(self, config: Any, checkpoint: Any, metadata: Any, new_versions: Any) -> Any:
+        saved = await super().aput(config, checkpoint, metadata, new_versions)
+        configurable = config["configurable"]
+        if configurable.get("checkpoint_id") and not configurable.get("checkpoint_ns") and not uses_delta(metadata):
+            thread_id = str(configurable["thread_id"])
+            if thread_id not in self._pruning:
+                self._pruning[thread_id] = asyncio.get_running_loop().create_task(self._prune(thread_id))
+        return saved
+
+    async def _prune(self, thread_id: str) -> None:
+        try:
+            await self.aprune([thread_id], strategy="keep_latest")
+        except NotImplementedError:
+            pass  # a DeltaChannel thread: its history is how it is read
+        except Exception as exc:  # noqa: BLE001 - a concurrent change; the next checkpoint prunes
+            log.debug("langacp: pruning thread %s left for later: %s", thread_id, exc)
+        finally:
+            self._pruning.pop(thread_id, None)
+
+    async def drain(self) -> None:
+        """Wait for the prunes under way (before the pool closes)."""
+        while self._pruning:
+            await asyncio.gather(*self._pruning.values(), return_exceptions=True)
+
+
+async def compact(saver: AsyncPostgresSaver, pool: Any) -> int:
+    """Keep only the latest checkpoint of every thread (``DeltaChannel`` threads stay whole); checkpoints deleted."""
+    count = "SELECT thread_id, count(*) AS n FROM checkpoints GROUP BY thread_id"
+    async with pool.connection() as conn:
+        before = {row["thread_id"]: int(row["n"]) for row in await (await conn.execute(count)).fetchall()}
+    for thread_id in before:
+        try:
+            await saver.aprune([thread_id], strategy="keep_latest")
+        except NotImplementedError:
+            continue
+    async with pool.connection() as conn:
+        after = {row["thread_id"]: int(row["n"]) for row in await (await conn.execute(count)).fetchall()}
+    return sum(n - after.get(thread_id, 0) for thread_id, n in before.items())
