@@ -22,7 +22,8 @@ chunks, turn for turn, so the machine's load hits both alike. At each mark:
 
 **Sessions.** S sessions opened in one agent process, each with one ``echo hi`` turn and left
 open; RSS of the process against a bare process holding S threads of the graph (``InMemorySaver``),
-both tuned alike.
+both tuned alike. And the live objects (``tracemalloc``) one more open idle session holds, in
+one process running the agent class with a no-op client, against one more thread of the bare graph.
 
 Every ratio compares two numbers of this run; nothing is asserted on time. ``--record`` writes
 the table into ``docs/benchmarks.md``; ``--quick``: 100 turns, 20 and 50 sessions.
@@ -55,6 +56,8 @@ DOC_END = "<!-- growth:end -->"
 WINDOW = 5
 """Turns averaged for a mark's turn CPU (those ending at the mark)."""
 YIELD = base.YIELD_DELAY
+OPEN_KB_SESSIONS = 50
+"""Sessions of the live-objects row (the process runs as many first, to warm up)."""
 
 
 def prompt(i: int) -> str:
@@ -267,6 +270,74 @@ def bare_sessions_probe(counts: str) -> None:
     asyncio.run(go())
 
 
+def open_kb_probe(n: int, top: int = 0) -> None:
+    """In a child process: KB of live objects (``tracemalloc``) per open idle session, served and bare.
+
+    Served: the agent class (``langacp.testing.agent:agent``, every installed plugin, memory
+    store) with a no-op client; each session has one ``echo hi`` turn and stays open. Bare: one
+    graph, a thread per session with the same turn. ``top``: print the largest allocation sites.
+    """
+    import tracemalloc
+
+    from acp import text_block
+    from langchain.agents import create_agent
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from langacp.agent import LangacpAgent
+    from langacp.plugins import load_plugins
+    from langacp.testing.agent import TOOLS, make_model
+
+    class Quiet:
+        async def session_update(self, **_: Any) -> None:
+            return None
+
+        async def request_permission(self, **_: Any) -> Any:
+            from acp.schema import AllowedOutcome, RequestPermissionResponse
+
+            return RequestPermissionResponse(outcome=AllowedOutcome(outcome="selected", option_id="allow_once"))
+
+    async def served(agent: Any, count: int) -> None:
+        for _ in range(count):
+            sid = (await agent.new_session(cwd=str(REPO))).session_id
+            await agent.prompt(session_id=sid, prompt=[text_block("echo hi")])
+
+    async def measure(work: Any) -> tuple[float, Any]:
+        await work(n)  # warm: caches, interned strings, lazily built tables
+        gc.collect()
+        tracemalloc.start(25 if top else 1)
+        before = tracemalloc.take_snapshot() if top else None
+        start = tracemalloc.get_traced_memory()[0]
+        await work(n)
+        gc.collect()
+        kb = (tracemalloc.get_traced_memory()[0] - start) / n / 1024
+        after = tracemalloc.take_snapshot() if top else None
+        tracemalloc.stop()
+        return kb, (before, after)
+
+    async def go() -> None:
+        agent = LangacpAgent("langacp.testing.agent:agent", load_plugins(), store_url="memory")
+        agent.on_connect(Quiet())  # type: ignore[arg-type]
+        await agent.initialize(protocol_version=1)
+        served_kb, snaps = await measure(lambda count: served(agent, count))
+        graph = create_agent(make_model(), tools=TOOLS, system_prompt=base.SYSTEM_PROMPT, checkpointer=InMemorySaver())
+        threads = iter(range(10**9))
+
+        async def bare(count: int) -> None:
+            for _ in range(count):
+                config = {"configurable": {"thread_id": f"t{next(threads)}"}}
+                await graph.ainvoke({"messages": [("user", "echo hi")]}, config)
+
+        bare_kb, _ = await measure(bare)
+        if top:
+            for stat in snaps[1].compare_to(snaps[0], "traceback")[:top]:
+                print(f"{stat.size_diff / n / 1024:.2f} KB/session", file=sys.stderr)
+                for line in stat.traceback.format()[-12:]:
+                    print("   ", line, file=sys.stderr)
+        print(json.dumps({"open_kb": served_kb, "bare_open_kb": bare_kb}))
+
+    asyncio.run(go())
+
+
 async def sessions(counts: list[int]) -> dict[str, Any]:
     """RSS with S open idle sessions, served (factory, ``--store memory``) and bare."""
     rows: dict[str, Any] = {}
@@ -294,6 +365,17 @@ async def sessions(counts: list[int]) -> dict[str, Any]:
     stdout, _ = await proc.communicate()
     for count, rss in json.loads(stdout.decode().strip().splitlines()[-1]).items():
         rows[count]["bare_rss"] = rss
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        __file__,
+        "--open-kb",
+        str(OPEN_KB_SESSIONS),
+        stdout=subprocess.PIPE,
+        cwd=str(REPO),
+        env={**os.environ, base.DELAY_ENV: repr(YIELD)},
+    )
+    stdout, _ = await proc.communicate()
+    rows["open_kb"] = json.loads(stdout.decode().strip().splitlines()[-1])
     return rows
 
 
@@ -320,7 +402,15 @@ def render(turn_rows: dict[str, Any], session_rows: dict[str, Any]) -> str:
             f"| turn {mark}: session/load CPU (bare: aget_tuple) | {r['load_cpu'] * 1e3:.1f} ms "
             f"| {r['bare_load_cpu'] * 1e3:.1f} ms | {r['load_cpu'] / max(r['bare_load_cpu'], 1e-6):.2f} |",
         ]
+    open_kb = session_rows.get("open_kb")
+    if open_kb:
+        lines.append(
+            f"| KB of live objects per open idle session (tracemalloc) | {open_kb['open_kb']:.1f} KB "
+            f"| {open_kb['bare_open_kb']:.1f} KB | {open_kb['open_kb'] / open_kb['bare_open_kb']:.2f} |"
+        )
     for count, r in session_rows.items():
+        if count == "open_kb":
+            continue
         lines.append(
             f"| {count} open sessions: RSS | {r['rss']:.1f} MB | {r['bare_rss']:.1f} MB "
             f"| {r['rss'] / r['bare_rss']:.2f} |"
@@ -366,9 +456,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path)
     parser.add_argument("--bare-turns", help=argparse.SUPPRESS)
     parser.add_argument("--bare-sessions", help=argparse.SUPPRESS)
+    parser.add_argument("--open-kb", type=int, metavar="N", help="only: KB per open idle session (tracemalloc)")
+    parser.add_argument("--top", type=int, default=0, help="with --open-kb: the largest allocation sites")
     args = parser.parse_args(argv)
     if args.bare_turns:
         bare_turns_probe(args.bare_turns)
+        return 0
+    if args.open_kb:
+        open_kb_probe(args.open_kb, args.top)
         return 0
     if args.bare_sessions:
         bare_sessions_probe(args.bare_sessions)
