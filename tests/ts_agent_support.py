@@ -1,6 +1,7 @@
-"""The TypeScript test agent (tests/fixtures/ts_agent, on npm ``@agentclientprotocol/sdk``), installed with npm.
+"""The TypeScript test agent (tests/fixtures/ts_agent) and client (tests/fixtures/ts_client), on npm
+``@agentclientprotocol/sdk``, installed with npm.
 
-Used by tests/test_client_ts_agent.py and tests/bench/bench_client.py.
+Used by tests/test_client_ts_agent.py, tests/test_elicitation_ts_client.py and tests/bench/bench_client.py.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import subprocess
 from pathlib import Path
 
 SOURCE = Path(__file__).resolve().parent / "fixtures" / "ts_agent"
+CLIENT_SOURCE = Path(__file__).resolve().parent / "fixtures" / "ts_client"
 
 
 class NoNode(Exception):
@@ -18,12 +20,21 @@ class NoNode(Exception):
 
 def install_ts_agent(directory: Path) -> list[str]:
     """Copy the agent into ``directory``, ``npm install`` its SDK there; returns the command that runs it."""
+    return _install(SOURCE, "agent.mjs", directory)
+
+
+def install_ts_client(directory: Path) -> list[str]:
+    """Copy the client into ``directory``, ``npm install`` its SDK there; returns the command that runs it."""
+    return _install(CLIENT_SOURCE, "client.mjs", directory)
+
+
+def _install(source: Path, script: str, directory: Path) -> list[str]:
     node, npm = shutil.which("node"), shutil.which("npm")
     if node is None or npm is None:
-        raise NoNode("node and npm are needed for the ACP TypeScript SDK agent (apt-get install nodejs npm)")
+        raise NoNode("node and npm are needed for the ACP TypeScript SDK programs (apt-get install nodejs npm)")
     directory.mkdir(parents=True, exist_ok=True)
-    for name in ("agent.mjs", "package.json"):
-        shutil.copy(SOURCE / name, directory / name)
+    for name in (script, "package.json"):
+        shutil.copy(source / name, directory / name)
     if not (directory / "node_modules" / "@agentclientprotocol" / "sdk").is_dir():
         subprocess.run(
             [npm, "install", "--no-audit", "--no-fund", "--loglevel=error"],
@@ -32,7 +43,7 @@ def install_ts_agent(directory: Path) -> list[str]:
             capture_output=True,
             timeout=600,
         )
-    return [node, str(directory / "agent.mjs")]
+    return [node, str(directory / script)]
 
 
 def install_acp_sdk(directory: Path) -> Path:

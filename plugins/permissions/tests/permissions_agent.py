@@ -67,3 +67,10 @@ per_call_graph = create_agent(
     make_model(), tools=ALL_TOOLS, middleware=[HumanInTheLoopMiddleware(GATED, interrupt_mode="per_call")]
 )
 """Precompiled, one interrupt per gated tool call."""
+
+
+def approve_reject_agent(setup: SessionSetup) -> Any:
+    """Human in the loop where only approve and reject are allowed."""
+    only = {"allowed_decisions": ["approve", "reject"]}
+    hitl = HumanInTheLoopMiddleware({"write_file": only, "run_command": only})
+    return setup.create_agent(make_model(), tools=ALL_TOOLS, middleware=[hitl])

@@ -10,17 +10,22 @@ Both of its interrupt modes are understood:
 Every action goes through the same decision as a tool call the tool guard sees: a policy
 ``deny`` or a remembered "always reject" rejects it, an ``allow`` (or "always allow")
 approves it, and ``ask`` sends a permission request. A rejection carries the reason, which
-the middleware hands to the model so it can re-plan.
+the middleware hands to the model so it can re-plan. When the client shows forms and the
+action allows ``edit`` or ``respond``, a rejection in the permission request is followed by
+a form: reject, run it with edited arguments (prefilled with the model's), or answer for the
+tool; an action that allows only ``respond`` is a form at once.
 """
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Awaitable, Sequence
 from typing import Any
 
 from langacp.api import PermissionVerdict, PromptCancelled, SessionContext, ToolCallInfo, pending_tool_calls
-from langacp_permissions.decisions import ask, decide
+from langacp_permissions.decisions import DECLINED, ask, decide
+from langacp_permissions.session import call_key, state_of
 
 __all__ = ["resume_value"]
 
@@ -78,14 +83,26 @@ async def _verdict(session: SessionContext, call: ToolCallInfo) -> PermissionVer
         verdict = decide(call, "other", session)
         return await ask(call, "other", session) if verdict.decision == "ask" else verdict
     kind = plugins.tool_kind(call, session)
-    verdict = plugins.permission_verdict(call, kind, session)
-    return await plugins.ask_permission_verdict(call, kind, session) if verdict.decision == "ask" else verdict
+    policy: PermissionVerdict = plugins.permission_verdict(call, kind, session)
+    if policy.decision != "ask":
+        return policy
+    asked: PermissionVerdict = await plugins.ask_permission_verdict(call, kind, session)
+    return asked
 
 
 async def _decision(session: SessionContext, call: ToolCallInfo, allowed: Sequence[str]) -> dict[str, Any]:
+    if "approve" not in allowed and "reject" not in allowed and "respond" in allowed:
+        answered = await _instead(session, call, ["respond"], "")  # an "ask the user" tool: the answer is the result
+        if answered is not None:
+            return answered
     verdict = await _verdict(session, call)
     if verdict.decision == "allow" and "approve" in allowed:
         return {"type": "approve"}
+    if verdict.reason == DECLINED and ("edit" in allowed or "respond" in allowed):
+        instead = [kind for kind in ("reject", "edit", "respond") if kind in allowed]
+        answered = await _instead(session, call, instead, f"You rejected {call.name}. ")
+        if answered is not None:
+            return answered
     reason = verdict.reason or "the user declined it"
     if verdict.decision == "allow":
         reason = "approving is not among the decisions this tool allows"
@@ -94,6 +111,69 @@ async def _decision(session: SessionContext, call: ToolCallInfo, allowed: Sequen
     if "respond" in allowed:
         return {"type": "respond", "message": f"The call to {call.name} did not run: {reason}."}
     raise PromptCancelled(f"the call to {call.name} was not approved and cannot be rejected")
+
+
+_INSTEAD = {
+    "reject": "Reject it",
+    "edit": "Run it with the arguments below",
+    "respond": "Answer for the tool (it does not run)",
+}
+_PLAIN = (str, int, float, bool)
+
+
+async def _instead(
+    session: SessionContext, call: ToolCallInfo, kinds: Sequence[str], lead: str
+) -> dict[str, Any] | None:
+    """With a client that shows forms: the user edits the call's arguments or answers for the tool
+    (``HumanInTheLoopMiddleware``'s ``edit`` / ``respond``); ``None`` when the form is not shown or
+    not answered (the caller's decision stands)."""
+    plain = all(isinstance(value, _PLAIN) for value in call.args.values())
+    properties: dict[str, Any] = {}
+    if len(kinds) > 1:
+        choices = [{"const": kind, "title": _INSTEAD[kind]} for kind in kinds]
+        properties["decision"] = {"type": "string", "title": "Instead", "oneOf": choices, "default": kinds[0]}
+    if "edit" in kinds:
+        if plain:
+            for name, value in call.args.items():
+                kind = {bool: "boolean", int: "integer", float: "number"}.get(type(value), "string")
+                properties[f"arg_{name}"] = {"type": kind, "title": name, "default": value}
+        else:
+            shown = json.dumps(call.args, ensure_ascii=False)
+            properties["arguments"] = {"type": "string", "title": "Arguments (JSON)", "default": shown}
+    properties["message"] = {
+        "type": "string",
+        "title": "Your answer" if kinds == ["respond"] else "Message to the model",
+    }
+    schema = {"type": "object", "properties": properties, "required": ["decision"] if len(kinds) > 1 else ["message"]}
+    shown_args = json.dumps(call.args, ensure_ascii=False)
+    message = f"{lead}{call.name} {shown_args}" if lead else f"{call.name} asks: {shown_args}"
+    result = await session.elicit(message, schema)
+    if not result.accepted or result.content is None:
+        return None
+    content = result.content
+    kind = content.get("decision", kinds[0])
+    text = str(content.get("message") or "")
+    if kind == "respond":
+        return {"type": "respond", "message": text}
+    if kind == "edit":
+        args = _edited(call, content, plain)
+        if args is not None:
+            # The user runs it (LangChain substitutes the arguments inside the tool call, after the core's
+            # tool guard has seen the model's call): the guard must not ask again. A deny rule still wins.
+            state_of(session).answered[call_key(call)] = PermissionVerdict("allow")
+            return {"type": "edit", "edited_action": {"name": call.name, "args": args}}
+        text = text or "the edited arguments were not a JSON object"
+    return {"type": "reject", "message": text or f"The user rejected {call.name}. The tool did not run."}
+
+
+def _edited(call: ToolCallInfo, content: dict[str, Any], plain: bool) -> dict[str, Any] | None:
+    if plain:
+        return {name: content.get(f"arg_{name}", value) for name, value in call.args.items()}
+    try:
+        args = json.loads(str(content.get("arguments") or "{}"))
+    except ValueError:
+        return None
+    return args if isinstance(args, dict) else None
 
 
 def _pending_calls(session: SessionContext) -> list[ToolCallInfo]:
