@@ -8,7 +8,15 @@ lists each name; a test keeps the two in step. Cheap to import: no LangChain, no
 from __future__ import annotations
 
 from langacp import __version__ as __version__
-from langacp.config import PROJECT_FILE, ConfigFileError, project_config_path, read_config, user_config_path
+from langacp.config import (
+    PROJECT_FILE,
+    ConfigError,
+    ConfigFileError,
+    project_config_path,
+    read_config,
+    user_config_path,
+)
+from langacp.config_tables import ConfigModel, ConfigTable, Decision, Strings, config_value_error, read_table
 from langacp.forms import FormError, check_form_answer, check_form_schema, form_options
 from langacp.hookspecs import HOOK_NAMES, hookimpl
 from langacp.off_loop import run_off_loop
@@ -57,8 +65,12 @@ __all__ = [
     "LEASE_SCHEMA",
     "PROJECT_FILE",
     "Compaction",
+    "ConfigError",
     "ConfigFileError",
     "ConfigLayers",
+    "ConfigModel",
+    "ConfigTable",
+    "Decision",
     "DriverTarget",
     "ElicitResult",
     "ElicitationRefused",
@@ -78,6 +90,7 @@ __all__ = [
     "SessionSetup",
     "SessionStore",
     "StoreError",
+    "Strings",
     "Target",
     "TargetDriver",
     "TargetError",
@@ -87,6 +100,7 @@ __all__ = [
     "__version__",
     "check_form_answer",
     "check_form_schema",
+    "config_value_error",
     "decode_cursor",
     "encode_cursor",
     "fd_path",
@@ -108,6 +122,7 @@ __all__ = [
     "pending_tool_calls",
     "project_config_path",
     "read_config",
+    "read_table",
     "record_from_json",
     "riskier",
     "run_off_loop",

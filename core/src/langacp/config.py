@@ -16,14 +16,23 @@ import os
 from pathlib import Path
 from typing import Any
 
-__all__ = ["PROJECT_FILE", "ConfigFileError", "project_config_path", "read_config", "user_config_path"]
+__all__ = ["PROJECT_FILE", "ConfigError", "ConfigFileError", "project_config_path", "read_config", "user_config_path"]
 
 log = logging.getLogger("langacp.config")
 
 PROJECT_FILE = ".langacp.toml"
 
 
-class ConfigFileError(ValueError):
+class ConfigError(ValueError):
+    """A configuration file or one of its tables is wrong: ``FILE:LINE: what is wrong; fix: how``."""
+
+    path: Path | None = None
+    line: int | None = None
+    table: str | None = None
+    """The table that is wrong (``None``: the whole file cannot be read)."""
+
+
+class ConfigFileError(ConfigError):
     """A configuration file exists but cannot be read or parsed; the message names the file."""
 
 

@@ -13,7 +13,7 @@ import asyncio
 import os
 import sys
 from importlib.metadata import PackageNotFoundError, version
-from typing import Any
+from typing import TYPE_CHECKING
 
 from langacp.startup import (
     Problem,
@@ -24,6 +24,9 @@ from langacp.startup import (
     find_command,
     open_store_checked,
 )
+
+if TYPE_CHECKING:
+    from langacp.plugins import Plugins
 
 __all__ = ["run_check"]
 
@@ -39,6 +42,9 @@ class Report:
 
     def ok(self, text: str) -> None:
         print(f"ok       {text}", flush=True)
+
+    def note(self, text: str) -> None:
+        print(f"note     {text}", flush=True)
 
     def problem(self, problem: Problem) -> None:
         self.problems.append(problem)
@@ -57,7 +63,7 @@ def run_check(args: argparse.Namespace, blocked: set[str], enabled: set[str]) ->
     report = Report()
     _python(report)
     _packages(report)
-    _plugins(report, blocked, enabled)
+    plugins = _plugins(report, blocked, enabled)
     report.add(check_numbers(recursion_limit=args.recursion_limit), "numeric options in range")
     model = args.model or os.environ.get(MODEL_ENV)
     if model:
@@ -75,7 +81,7 @@ def run_check(args: argparse.Namespace, blocked: set[str], enabled: set[str]) ->
         problems, form = check_target(target, load=True)
         report.add(problems, f"target {target}: {form}")
     _store(report, args.store)
-    _config(report)
+    _config(report, plugins)
     print(
         f"{len(report.problems)} problem(s)" if report.problems else "everything needed to serve is in place",
         flush=True,
@@ -122,7 +128,7 @@ def _packages(report: Report) -> None:
     report.ok(", ".join(found))
 
 
-def _plugins(report: Report, blocked: set[str], enabled: set[str]) -> None:
+def _plugins(report: Report, blocked: set[str], enabled: set[str]) -> Plugins:
     from langacp.plugins import load_plugins
 
     plugins = load_plugins(blocked=blocked, enabled=enabled)
@@ -141,6 +147,7 @@ def _plugins(report: Report, blocked: set[str], enabled: set[str]) -> None:
     if blocked_names:
         text += f" (blocked: {', '.join(blocked_names)})"
     report.ok(text)
+    return plugins
 
 
 def _model_text(model: str | None) -> str:
@@ -170,19 +177,34 @@ def _store(report: Report, store: str | None) -> None:
     report.add(problems, f"store {url} reachable ({count} session(s) listed)")
 
 
-def _config(report: Report) -> None:
-    from langacp.config import ConfigFileError, project_config_path, read_config, user_config_path
+def _config(report: Report, plugins: Plugins) -> None:
+    """Both config files: readable, every plugin's table valid (as ``serve`` reads them), MCP commands found."""
+    from langacp.default_plugins.trust import check_layers
+    from langacp.trust import load_layers
 
-    servers: dict[str, Any] = {}
-    for path in (user_config_path(), project_config_path(os.getcwd())):
-        try:
-            data = read_config(path)
-        except ConfigFileError as exc:
-            report.problem(Problem(f"config file {exc}", "fix the file (it is ignored until then)"))
+    layers = load_layers(os.getcwd())
+    unreadable = {layers.unreadable(project=False), layers.unreadable(project=True)}
+    tables = plugins.config_tables()
+    for text, meaning in check_layers(layers, tables):
+        if text in unreadable:
+            report.problem(
+                Problem(text, "correct the TOML at that line" + (f"; until then {meaning}" if meaning else ""))
+            )
+        elif text in layers.notices:
+            report.note(text)
+        else:
+            report.problem(Problem(f"{text}; until it is fixed, {meaning}"))
+    names = ", ".join(f"[{t.name}]" for t in tables)
+    servers: dict[str, str] = {}
+    for data, path, error in (
+        (layers.user, layers.user_path, layers.user_error),
+        (layers.project, layers.project_path, layers.project_error),
+    ):
+        if path is None or error is not None or not path.exists():
             continue
-        if path.exists():
-            report.ok(f"config file {path} reads")
-        table = data.get("mcp", {}).get("servers", {}) if isinstance(data.get("mcp"), dict) else {}
+        report.ok(f"config file {path} reads" + (f" ({names} checked)" if names else ""))
+        mcp = data.get("mcp")
+        table = mcp.get("servers", {}) if isinstance(mcp, dict) else {}
         if isinstance(table, dict):
             for name, server in table.items():
                 if isinstance(server, dict) and isinstance(server.get("command"), str):

@@ -49,6 +49,7 @@ if TYPE_CHECKING:
         ToolKind,
     )
 
+    from langacp.config_tables import ConfigTable
     from langacp.types import (
         PermissionDecision,
         Question,
@@ -389,6 +390,11 @@ def langacp_set_config_option(
     session: SessionContext, config_id: str, value: str | bool
 ) -> Awaitable[bool] | bool | None:
     """Set a config option: ``True`` done, ``False`` invalid value, ``None`` not mine. Async-capable."""
+
+
+@hook()
+def langacp_config_tables() -> Sequence[ConfigTable] | None:
+    """The configuration-file tables this plugin reads (``langacp.api.ConfigTable``): checked by the core."""
 
 
 @hook()

@@ -52,6 +52,8 @@ if TYPE_CHECKING:
         ToolKind,
     )
 
+    from langacp.config_tables import ConfigTable
+
 __all__ = [
     "ENTRY_POINT_GROUP",
     "PluginNameError",
@@ -284,6 +286,10 @@ class Plugins(PluginSet):
 
     def config_options(self, session: SessionContext) -> list[Any]:
         return [o for opts in self._all("langacp_config_options", session=session) for o in opts or []]
+
+    def config_tables(self) -> list[ConfigTable]:
+        """Every plugin's configuration tables (``langacp_config_tables``)."""
+        return [t for tables in self._all("langacp_config_tables") for t in tables or []]
 
     async def set_config_option(self, session: SessionContext, config_id: str, value: str | bool) -> bool | None:
         result = await self._first_async("langacp_set_config_option", session=session, config_id=config_id, value=value)

@@ -106,6 +106,32 @@ class ConfigLayers:
     """What was ignored and why, naming the file and the key: logged and shown in the session."""
     _merged: dict[str, dict[str, Any]] = field(default_factory=dict, init=False, repr=False, compare=False)
     """:meth:`merged` by table name: the layers never change, so each table is merged once."""
+    _reported: set[str] = field(default_factory=set, init=False, repr=False, compare=False)
+    """What :meth:`report` logged already."""
+    checked: list[tuple[str, str]] | None = field(default=None, init=False, repr=False, compare=False)
+    """What the core found wrong in these layers (``langacp.default_plugins.trust``): each problem
+    with what it means for the session; ``None`` until checked."""
+
+    def unreadable(self, *, project: bool) -> str | None:
+        """The one line that says a file cannot be read (``None`` when it can): the same words everywhere."""
+        error = self.project_error if project else self.user_error
+        if error is None:
+            return None
+        whose = "the project's" if project else "your"
+        return f"{whose} config file is ignored, cannot read it: {error}"
+
+    def report(self, problem: str, consequence: str = "") -> bool:
+        """Log ``problem`` (and what it means for the session) on stderr, once for these layers.
+
+        The sessions of a working directory share one layers object while its files stay as
+        they are, and several plugins may meet the same broken file: each problem is one line,
+        once. Returns whether it was logged now.
+        """
+        if problem in self._reported:
+            return False
+        self._reported.add(problem)
+        log.warning("langacp: %s%s", problem, f"; until it is fixed, {consequence}" if consequence else "")
+        return True
 
     def table(self, name: str, *, project: bool) -> Any:
         """The ``[name]`` table (dotted for a sub-table) of the user's or the project's layer, or ``None``."""
@@ -195,12 +221,12 @@ def load_layers(cwd: str) -> ConfigLayers:
         layers.user = read_config(user_path)
     except ConfigFileError as exc:
         layers.user_error = str(exc)
-        layers.notices.append(f"cannot read your config file {exc}")
+        layers.notices.append(str(layers.unreadable(project=False)))
     try:
         project = read_config(project_path)
     except ConfigFileError as exc:
         layers.project_error = str(exc)
-        layers.notices.append(f"the project's config file is ignored, it cannot be read: {exc}")
+        layers.notices.append(str(layers.unreadable(project=True)))
         return layers
     if not project:
         return layers

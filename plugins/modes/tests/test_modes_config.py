@@ -217,7 +217,7 @@ def test_rule_precedence() -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ('[modes.x]\nname = "X"\ncolour = "red"\n', "unknown key(s) colour"),
+        ('[modes.x]\nname = "X"\ncolour = "red"\n', "unknown key(s) in [modes.x]: colour"),
         ('[modes.x.permissions]\nkinds = { edit = "maybe" }\n', '\'maybe\' is not "allow", "ask" or "deny"'),
         ('[models]\nchoices = [{ id = "a", model = "x:y", factory = "m:f" }]\n', "exactly one of model"),
         ("[models]\nchoices = [3]\n", "a choice is a model name or a table"),

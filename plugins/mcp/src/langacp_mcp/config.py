@@ -22,17 +22,23 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from langacp.api import (
     PROJECT_FILE,
+    ConfigError,
     ConfigFileError,
     ConfigLayers,
+    ConfigTable,
     load_layers,
     project_config_path,
     read_config,
+    read_table,
     user_config_path,
 )
+
+if TYPE_CHECKING:
+    from langacp_mcp.table import McpSettings, ServerTable
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -42,6 +48,7 @@ __all__ = [
     "Configured",
     "ServerSpec",
     "base_environment",
+    "config_tables",
     "load_configured",
     "reads_project_file",
     "spec_from_acp",
@@ -135,19 +142,26 @@ def reads_project_file(layers: ConfigLayers) -> bool:
     return not layers.trusted and layers.project_error is None and "mcp" in layers.project
 
 
+IF_INVALID = "no MCP server from your file is started"
+
+
+def config_tables() -> list[ConfigTable]:
+    """The ``[mcp]`` table, for ``langacp check`` and the core's one-line report."""
+    from langacp_mcp.table import McpTable
+
+    return [ConfigTable("mcp", McpTable, IF_INVALID)]
+
+
 def load_configured(cwd: str, client_servers: Sequence[Any], layers: ConfigLayers | None = None) -> Configured:
     """The client's servers first, then the project's (if allowed) and the user's.
 
-    ``layers``: the session's configuration (``layers_for``), read here when not given.
+    ``layers``: the session's configuration (``layers_for``), read here when not given. A file
+    that cannot be read is reported by the core (``ConfigLayers.unreadable``), not here.
     """
     result = Configured()
     layers = layers if layers is not None else load_layers(cwd)
     user_path = layers.user_path or user_config_path()
-    if layers.user_error is not None:
-        result.problems.append(f"cannot read {layers.user_error}")
-        user: dict[str, Any] = {}
-    else:
-        user = _mcp_table(layers.user, user_path, result.problems)
+    user = _mcp_table(layers.user, user_path, result.problems)
     result.timeout = _timeout(user, result.problems)
     for server in client_servers:
         try:
@@ -160,62 +174,58 @@ def load_configured(cwd: str, client_servers: Sequence[Any], layers: ConfigLayer
         else:
             result.servers.append(spec)
     project_path = layers.project_path or project_config_path(cwd)
-    if layers.project_error is not None:
-        result.problems.append(f"cannot read {layers.project_error}")
-        project: dict[str, Any] = {}
-    elif reads_project_file(layers):
+    if reads_project_file(layers):
         project = _read_mcp_table(project_path, result.problems)
     else:
         project = _mcp_table(layers.project, project_path, result.problems)
-    project_servers = _servers_table(project, project_path, result.problems)
-    if project_servers:
+    if project.servers:
         if _project_allowed(user):
             # ${VAR} is the agent's environment: filled in only for the user's file (or a trusted project)
-            _add_from_table(result, project_servers, project_path, cwd, expand=layers.trusted)
+            _add_from_table(result, project, project_path, cwd, expand=layers.trusted)
         else:
             result.problems.append(
-                f"{project_path} configures MCP servers ({', '.join(sorted(project_servers))}) that were not "
+                f"{project_path} configures MCP servers ({', '.join(sorted(project.servers))}) that were not "
                 f"started: project servers run only when {PROJECT_SERVERS_ENV}=1 is set or "
                 f"`project_servers = true` is under [mcp] in {user_path}"
             )
-    _add_from_table(result, _servers_table(user, user_path, result.problems), user_path, cwd)
+    _add_from_table(result, user, user_path, cwd)
     return result
 
 
-def _read_mcp_table(path: Path, problems: list[str]) -> dict[str, Any]:
+def _read_mcp_table(path: Path, problems: list[str]) -> McpSettings:
     try:
         data = read_config(path)
     except ConfigFileError as exc:
-        problems.append(f"cannot read {exc}")
-        return {}
+        problems.append(str(exc))
+        return _settings()
     return _mcp_table(data, path, problems)
 
 
-def _mcp_table(data: Mapping[str, Any], path: Path, problems: list[str]) -> dict[str, Any]:
-    table = data.get("mcp", {})
-    if not isinstance(table, dict):
-        problems.append(f"{path}: [mcp] must be a table")
-        return {}
-    return table
+def _settings() -> McpSettings:
+    from langacp_mcp.table import McpSettings
+
+    return McpSettings()
 
 
-def _servers_table(table: Mapping[str, Any], path: Path, problems: list[str]) -> dict[str, Any]:
-    servers = table.get("servers", {})
-    if not isinstance(servers, dict):
-        problems.append(f"{path}: [mcp.servers] must be a table")
-        return {}
-    return servers
+def _mcp_table(data: Mapping[str, Any], path: Path, problems: list[str]) -> McpSettings:
+    from langacp_mcp.table import McpSettings
+
+    try:
+        return read_table(McpSettings, "mcp", data, path)
+    except ConfigError as exc:
+        problems.append(str(exc))
+        return McpSettings()
 
 
-def _project_allowed(user: Mapping[str, Any]) -> bool:
+def _project_allowed(user: McpSettings) -> bool:
     flag = os.environ.get(PROJECT_SERVERS_ENV, "").strip().lower()
     if flag:
         return flag not in ("0", "false", "no", "off")
-    return user.get("project_servers") is True
+    return user.project_servers
 
 
-def _timeout(user: Mapping[str, Any], problems: list[str]) -> float:
-    raw: Any = os.environ.get(TIMEOUT_ENV) or user.get("timeout", DEFAULT_TIMEOUT)
+def _timeout(user: McpSettings, problems: list[str]) -> float:
+    raw: Any = os.environ.get(TIMEOUT_ENV) or user.timeout or DEFAULT_TIMEOUT
     try:
         value = float(raw)
     except (TypeError, ValueError):
@@ -224,66 +234,49 @@ def _timeout(user: Mapping[str, Any], problems: list[str]) -> float:
     return value if value > 0 else DEFAULT_TIMEOUT
 
 
-def _add_from_table(
-    result: Configured, servers: Mapping[str, Any], path: Path, cwd: str, *, expand: bool = True
-) -> None:
+def _add_from_table(result: Configured, table: McpSettings, path: Path, cwd: str, *, expand: bool = True) -> None:
+    from langacp_mcp.table import ServerTable
+
     taken = {spec.name for spec in result.servers}
-    for name, table in servers.items():
+    for name in table.servers:
         if name in taken:
             log.info("langacp-mcp: MCP server %r from %s is already configured; the first one is used", name, path)
             continue
+        key = f'mcp.servers."{name}"' if "." in name or '"' in name else f"mcp.servers.{name}"
         try:
-            result.servers.append(_spec_from_table(str(name), table, str(path), cwd, expand=expand))
-        except ValueError as exc:
-            result.problems.append(f"{path}: MCP server {name!r}: {exc}")
+            spec = read_table(ServerTable, key, {"mcp": {"servers": table.servers}}, path)
+        except ConfigError as exc:
+            result.problems.append(str(exc))
+            continue
+        result.servers.append(_spec(str(name), spec, str(path), cwd, expand=expand))
 
 
-def _spec_from_table(name: str, table: Any, source: str, cwd: str, *, expand: bool = True) -> ServerSpec:
-    if not isinstance(table, dict):
-        raise ValueError("must be a table")
-    if "command" in table:
-        command, args, env = table["command"], table.get("args", []), table.get("env", {})
-        if not isinstance(command, str) or not command:
-            raise ValueError("command must be a non-empty string")
-        if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
-            raise ValueError("args must be a list of strings")
-        run_in = table.get("cwd")
-        if run_in is not None and not isinstance(run_in, str):
-            raise ValueError("cwd must be a string")
+def _spec(name: str, table: ServerTable, source: str, cwd: str, *, expand: bool = True) -> ServerSpec:
+    if table.command is not None:
         return ServerSpec(
             name,
             "stdio",
-            command=command,
-            args=tuple(args),
-            env=_strings(env, "env", expand=expand),
-            cwd=os.path.join(cwd, run_in) if run_in else None,
+            command=table.command,
+            args=table.args,
+            env=_strings(table.env, expand=expand),
+            cwd=os.path.join(cwd, table.cwd) if table.cwd else None,
             source=source,
         )
-    if "url" in table:
-        transport = table.get("transport", "http")
-        if transport not in ("http", "sse"):
-            raise ValueError(f"transport must be 'http' or 'sse', not {transport!r}")
-        url = table["url"]
-        if not isinstance(url, str) or not url:
-            raise ValueError("url must be a non-empty string")
-        return ServerSpec(
-            name,
-            transport,
-            url=url,
-            headers=_strings(table.get("headers", {}), "headers", expand=expand),
-            source=source,
-        )
-    raise ValueError("needs either `command` (stdio) or `url` (http / sse)")
+    return ServerSpec(
+        name,
+        table.transport,
+        url=table.url or "",
+        headers=_strings(table.headers, expand=expand),
+        source=source,
+    )
 
 
-def _strings(table: Any, what: str, *, expand: bool = True) -> dict[str, str]:
+def _strings(table: Mapping[str, str], *, expand: bool = True) -> dict[str, str]:
     """A table of strings; with ``expand``, ``${VAR}`` in values is replaced from the agent's environment.
 
     Only the user's file (or a trusted project's) is expanded: an untrusted project's server must
     not be handed the agent's secrets (``Authorization = "Bearer ${ANTHROPIC_API_KEY}"``).
     """
-    if not isinstance(table, dict) or not all(isinstance(v, str) for v in table.values()):
-        raise ValueError(f"{what} must be a table of strings")
     if not expand:
         return {str(k): v for k, v in table.items()}
     return {str(k): _BRACED_VAR.sub(lambda m: os.environ.get(m.group(1), ""), v) for k, v in table.items()}

@@ -36,6 +36,13 @@ def servers_of(session: SessionContext) -> SessionServers | None:
 
 
 @hookimpl
+def langacp_config_tables() -> list[Any]:
+    from langacp_mcp.config import config_tables
+
+    return config_tables()
+
+
+@hookimpl
 def langacp_agent_capabilities(capabilities: AgentCapabilities) -> None:
     from acp.schema import McpCapabilities
 

@@ -19,19 +19,23 @@ import logging
 from collections.abc import Hashable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from langacp.api import (
     PROJECT_FILE,
-    ConfigFileError,
+    ConfigError,
     ConfigLayers,
+    ConfigTable,
     PermissionDecision,
     load_layers,
     project_config_path,
-    read_config,
+    read_table,
     user_config_path,
 )
 from langacp_modes.mode import DEFAULT_MODE_ID, DEFAULT_MODES, Mode, ModeRule
+
+if TYPE_CHECKING:
+    from langacp_modes.table import ModelsTable, ModesTable, ModeTable, RulesTable
 
 __all__ = [
     "PROJECT_FILE",
@@ -39,6 +43,7 @@ __all__ = [
     "ModeConfig",
     "ModelChoice",
     "config_for",
+    "config_tables",
     "load_config",
     "register_mode",
     "register_model",
@@ -47,17 +52,10 @@ __all__ = [
 
 log = logging.getLogger("langacp_modes")
 
-_MODE_KEYS = {"name", "description", "system_prompt", "tools", "kinds", "permissions", "enabled"}
-_CHOICE_KEYS = {"id", "name", "description", "model", "factory", "thought_levels", "thought_setting"}
-
 _registered_modes: dict[str, Mode] = {}
 _registered_models: dict[str, ModelChoice] = {}
 _generation = 0
 """Bumped by :func:`register_mode` and :func:`register_model`: configurations read before are read again."""
-
-
-class ConfigError(ValueError):
-    """A ``[modes]`` or ``[models]`` table is invalid; the message names the file and the key."""
 
 
 @dataclass(frozen=True)
@@ -103,40 +101,24 @@ def register_model(choice: ModelChoice) -> None:
     _generation += 1
 
 
-def _read(path: Path) -> dict[str, Any] | None:
-    if not path.exists():
-        return None
-    try:
-        return read_config(path)
-    except ConfigFileError as exc:
-        raise ConfigError(f"cannot read it: {exc}") from exc
+IF_INVALID = "the file's [modes] and [models] are ignored"
 
 
-def _strings(value: Any, where: str) -> tuple[str, ...]:
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ConfigError(f"{where} must be a list of strings")
-    return tuple(value)
+def config_tables() -> list[ConfigTable]:
+    """The ``[modes]`` and ``[models]`` tables, for ``langacp check`` and the core's one-line report."""
+    from langacp_modes.table import ModelsTable, ModesTable
+
+    return [ConfigTable("modes", ModesTable, IF_INVALID), ConfigTable("models", ModelsTable, IF_INVALID)]
 
 
-def _rules(table: Any, where: str, *, project: bool) -> tuple[ModeRule, ...]:
-    if not isinstance(table, dict):
-        raise ConfigError(f"{where} must be a table")
-    unknown = sorted(set(table) - {"default", "kinds", "tools"})
-    if unknown:
-        raise ConfigError(f"{where}: unknown key(s) {', '.join(unknown)} (known: default, kinds, tools)")
+def _rules(table: RulesTable, where: str, *, project: bool) -> tuple[ModeRule, ...]:
     found: list[tuple[str, str | None, str | None]] = []
-    if "default" in table:
-        found.append((table["default"], None, "*"))
-    for key, attribute in (("kinds", "kind"), ("tools", "tool")):
-        entries = table.get(key, {})
-        if not isinstance(entries, dict):
-            raise ConfigError(f'{where}.{key} must be a table of "pattern" = "allow" | "ask" | "deny"')
-        for pattern, decision in entries.items():
-            found.append((decision, pattern if attribute == "tool" else None, pattern if attribute == "kind" else None))
+    if table.default is not None:
+        found.append((table.default, None, "*"))
+    found += [(decision, None, pattern) for pattern, decision in table.kinds.items()]
+    found += [(decision, pattern, None) for pattern, decision in table.tools.items()]
     rules = []
     for decision, tool, kind in found:
-        if decision not in ("allow", "ask", "deny"):
-            raise ConfigError(f'{where}: {decision!r} is not "allow", "ask" or "deny"')
         if project and decision == "allow":
             log.warning("langacp-modes: %s: a project file may only tighten; its allow rule is ignored", where)
             continue
@@ -145,49 +127,29 @@ def _rules(table: Any, where: str, *, project: bool) -> tuple[ModeRule, ...]:
 
 
 def _apply_modes(
-    modes: dict[str, Mode], table: dict[str, Any], path: Path, *, project: bool
+    modes: dict[str, Mode], table: ModesTable, path: Path, *, project: bool
 ) -> tuple[dict[str, Mode], str | None]:
     modes = dict(modes)
-    default: str | None = None
-    for key, value in table.items():
-        where = f"{path}: [modes.{key}]"
-        if key == "default":
-            if not isinstance(value, str):
-                raise ConfigError(f"{path}: [modes] default must be a mode id")
-            default = value
-        elif _mode_table(value, where).get("enabled", True) is False:
+    for key, value in table.modes().items():
+        if not value.enabled:
             modes.pop(key, None)
         else:
             mode = modes.get(key) or Mode(key, key.replace("_", " ").title())
+            where = f"{path}: [modes.{key}]"
             modes[key] = replace(mode, **_mode_changes(mode, value, where, project=project))
-    return modes, default
+    return modes, table.default
 
 
-def _mode_table(value: Any, where: str) -> dict[str, Any]:
-    """``value`` checked to be a ``[modes.ID]`` table of known keys."""
-    if not isinstance(value, dict):
-        raise ConfigError(f"{where} must be a table")
-    unknown = sorted(set(value) - _MODE_KEYS)
-    if unknown:
-        raise ConfigError(f"{where}: unknown key(s) {', '.join(unknown)} (known: {', '.join(sorted(_MODE_KEYS))})")
-    return value
-
-
-def _mode_changes(mode: Mode, value: dict[str, Any], where: str, *, project: bool) -> dict[str, Any]:
+def _mode_changes(mode: Mode, value: ModeTable, where: str, *, project: bool) -> dict[str, Any]:
     """What a ``[modes.ID]`` table changes in ``mode``."""
     changes: dict[str, Any] = {}
-    for text in ("name", "description", "system_prompt"):
-        if text in value:
-            if not isinstance(value[text], str):
-                raise ConfigError(f"{where} {text} must be a string")
-            changes[text] = value[text]
-    for globs in ("tools", "kinds"):
-        if globs in value:
-            changes[globs] = _strings(value[globs], f"{where} {globs}")
+    for name in ("name", "description", "system_prompt", "tools", "kinds"):
+        if getattr(value, name) is not None:
+            changes[name] = getattr(value, name)
     if project and ("tools" in changes or "kinds" in changes) and mode.restricted:
         changes.update(_narrowed(mode, changes))
-    if "permissions" in value:
-        changes["rules"] = (*mode.rules, *_rules(value["permissions"], f"{where}.permissions", project=project))
+    if value.permissions is not None:
+        changes["rules"] = (*mode.rules, *_rules(value.permissions, f"{where}.permissions", project=project))
     return changes
 
 
@@ -200,48 +162,25 @@ def _narrowed(mode: Mode, changes: dict[str, Any]) -> dict[str, tuple[str, ...]]
     }
 
 
-def _choice(entry: Any, where: str, *, project: bool) -> ModelChoice | None:
-    if isinstance(entry, str):
-        return ModelChoice(entry, entry, model=entry)
-    if not isinstance(entry, dict):
-        raise ConfigError(f"{where}: a choice is a model name or a table")
-    unknown = sorted(set(entry) - _CHOICE_KEYS)
-    if unknown:
-        raise ConfigError(f"{where}: unknown key(s) {', '.join(unknown)} (known: {', '.join(sorted(_CHOICE_KEYS))})")
-    model, factory = entry.get("model"), entry.get("factory")
-    if (model is None) == (factory is None) or not isinstance(model or factory, str):
-        raise ConfigError(f"{where}: a choice needs exactly one of model (a model name) or factory (module:attr)")
-    if project and factory is not None:
-        log.warning("langacp-modes: %s: a project file may not name model factories; ignored", where)
-        return None
-    choice_id = entry.get("id", model or factory)
-    levels = _strings(entry.get("thought_levels", []), f"{where} thought_levels")
-    return ModelChoice(
-        id=str(choice_id),
-        name=str(entry.get("name", choice_id)),
-        model=model,
-        factory=factory,
-        description=entry.get("description"),
-        thought_levels=levels,
-        thought_setting=str(entry.get("thought_setting", "reasoning_effort")),
-    )
-
-
-def _apply_models(models: dict[str, ModelChoice], table: Any, path: Path, *, project: bool) -> dict[str, ModelChoice]:
-    if not isinstance(table, dict):
-        raise ConfigError(f"{path}: [models] must be a table")
-    unknown = sorted(set(table) - {"choices"})
-    if unknown:
-        raise ConfigError(f"{path}: unknown key(s) in [models]: {', '.join(unknown)} (known: choices)")
-    choices = table.get("choices", [])
-    if not isinstance(choices, list):
-        raise ConfigError(f"{path}: [models] choices must be a list")
+def _apply_models(
+    models: dict[str, ModelChoice], table: ModelsTable, path: Path, *, project: bool
+) -> dict[str, ModelChoice]:
     models = dict(models)
-    for index, entry in enumerate(choices):
+    for index, entry in enumerate(table.choices):
         where = f"{path}: [models] choices[{index}]"
-        choice = _choice(entry, where, project=project)
-        if choice is None:
+        if project and entry.factory is not None:
+            log.warning("langacp-modes: %s: a project file may not name model factories; ignored", where)
             continue
+        choice_id = entry.id or entry.model or entry.factory or ""
+        choice = ModelChoice(
+            id=choice_id,
+            name=entry.name or choice_id,
+            model=entry.model,
+            factory=entry.factory,
+            description=entry.description,
+            thought_levels=entry.thought_levels,
+            thought_setting=entry.thought_setting,
+        )
         if project and choice.id in models:  # the user's "fast" must stay the model the user chose
             log.warning(
                 "langacp-modes: %s: a project file may not replace the model choice %r; ignored", where, choice.id
@@ -258,12 +197,12 @@ def load_config(cwd: str, layers: ConfigLayers | None = None) -> ModeConfig:
     the project's part is already restricted (no ``allow``, no ``enabled = false``, no default
     mode, no factories) unless the user trusts the project.
     """
+    from langacp_modes.table import ModelsTable, ModesTable
+
     layers = layers if layers is not None else load_layers(cwd)
-    if layers.user_error is not None:
-        log.error(
-            "langacp-modes: cannot read it: %s. The file's modes and models are ignored until it is fixed.",
-            layers.user_error,
-        )
+    unreadable = layers.unreadable(project=False)
+    if unreadable is not None:
+        layers.report(unreadable, IF_INVALID)
     modes = {m.id: m for m in DEFAULT_MODES} | dict(_registered_modes)
     config = ModeConfig(modes=modes, models=dict(_registered_models))
     sources = (
@@ -271,21 +210,17 @@ def load_config(cwd: str, layers: ConfigLayers | None = None) -> ModeConfig:
         (layers.project, layers.project_path or project_config_path(cwd), not layers.trusted),
     )
     for document, path, project in sources:
-        try:
-            if not document:
-                continue
-            new_modes, default = config.modes, None
-            if "modes" in document:
-                if not isinstance(document["modes"], dict):
-                    raise ConfigError(f"{path}: [modes] must be a table")
-                new_modes, default = _apply_modes(config.modes, document["modes"], path, project=project)
-            new_models = config.models
-            if "models" in document:
-                new_models = _apply_models(config.models, document["models"], path, project=project)
-        except ConfigError as exc:
-            log.error("langacp-modes: %s. The file's modes and models are ignored until it is fixed.", exc)
+        if not document:
             continue
-        config.modes, config.models = new_modes, new_models
+        try:
+            modes_table = read_table(ModesTable, "modes", document, path)
+            models_table = read_table(ModelsTable, "models", document, path)
+        except ConfigError as exc:
+            layers.report(str(exc), f"{'the project' if project else 'your'} file's [modes] and [models] are ignored")
+            continue
+        new_modes, default = _apply_modes(config.modes, modes_table, path, project=project)
+        config.modes = new_modes
+        config.models = _apply_models(config.models, models_table, path, project=project)
         if default is not None and project:
             log.warning("langacp-modes: %s: [modes] default is only read from the user file; ignored", path)
         elif default is not None:

@@ -25,6 +25,13 @@ class _SwitchTool:
 
 
 @hookimpl
+def langacp_config_tables() -> list[Any]:
+    from langacp_modes.config import config_tables
+
+    return config_tables()
+
+
+@hookimpl
 def langacp_session_created(session: SessionContext) -> None:
     open_session(session, created=True)
 

@@ -21,79 +21,49 @@ just cloned must not be able to allow itself to run commands. The core's trust l
 under one of the user's trusted directories.
 
 A user file that cannot be read or holds an invalid ``[permissions]`` table is reported on
-stderr, and the session's policy falls back to asking before every tool call. A broken
-project file or table is ignored whole: the user's policy stays in force.
+stderr (once, ``FILE:LINE`` and the fix; ``langacp check`` finds it before serving), and the
+session's policy falls back to asking before every tool call. A broken project file or table
+is ignored whole: the user's policy stays in force.
 """
 
 from __future__ import annotations
 
-import logging
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from langacp.api import (
     PROJECT_FILE,
+    ConfigError,
     ConfigLayers,
+    ConfigTable,
     load_layers,
     project_config_path,
+    read_table,
     user_config_path,
 )
-from langacp_permissions.policy import DECISIONS, Policy, Rule
+from langacp_permissions.policy import Policy, Rule
 
-__all__ = ["PROJECT_FILE", "ConfigError", "load_policy", "project_config_path", "user_config_path"]
+if TYPE_CHECKING:
+    from langacp_permissions.table import PermissionsTable
 
-log = logging.getLogger("langacp_permissions")
+__all__ = ["PROJECT_FILE", "ConfigError", "config_tables", "load_policy", "project_config_path", "user_config_path"]
 
-_KEYS = {"kinds", "tools", "trusted_projects"}
-
-
-class ConfigError(ValueError):
-    """A configuration file's ``[permissions]`` table is invalid; the message names the file and the key."""
+IF_INVALID = "every tool call asks for permission"
 
 
-@dataclass
-class FileSettings:
-    """The ``[permissions]`` table of one file, validated."""
+def config_tables() -> list[ConfigTable]:
+    """The ``[permissions]`` table, for ``langacp check`` and the core's one-line report."""
+    from langacp_permissions.table import PermissionsTable
 
-    path: Path
-    rules: list[Rule] = field(default_factory=list)
-    trusted_projects: list[Path] = field(default_factory=list)
+    return [ConfigTable("permissions", PermissionsTable, IF_INVALID)]
 
 
-def settings_of(document: dict[str, Any], path: Path) -> FileSettings:
-    """The ``[permissions]`` settings of a parsed file."""
-    table = document.get("permissions")
-    if table is None:
-        return FileSettings(path)
-    if not isinstance(table, dict):
-        raise ConfigError(f"{path}: [permissions] must be a table")
-    return parse_table(table, path)
-
-
-def parse_table(table: dict[str, Any], path: Path) -> FileSettings:
-    """Validate a ``[permissions]`` table: unknown keys and values are errors, not silently ignored."""
-    unknown = sorted(set(table) - _KEYS)
-    if unknown:
-        raise ConfigError(
-            f"{path}: unknown key(s) in [permissions]: {', '.join(unknown)} (known: {', '.join(sorted(_KEYS))})"
-        )
-    settings = FileSettings(path)
-    for key, attribute in (("kinds", "kind"), ("tools", "tool")):
-        entries = table.get(key, {})
-        if not isinstance(entries, dict):
-            raise ConfigError(f'{path}: [permissions.{key}] must be a table of "pattern" = "allow" | "ask" | "deny"')
-        for pattern, decision in entries.items():
-            if decision not in DECISIONS:
-                raise ConfigError(
-                    f'{path}: [permissions.{key}] "{pattern}" = {decision!r}: expected "allow", "ask" or "deny"'
-                )
-            settings.rules.append(Rule(decision, **{attribute: pattern}, source=str(path)))
-    trusted = table.get("trusted_projects", [])
-    if not isinstance(trusted, list) or not all(isinstance(p, str) for p in trusted):
-        raise ConfigError(f"{path}: [permissions] trusted_projects must be a list of directory paths")
-    settings.trusted_projects = [Path(p).expanduser().resolve() for p in trusted]
-    return settings
+def _rules(table: PermissionsTable, path: Path | None) -> list[Rule]:
+    source = str(path)
+    return [
+        *(Rule(decision, kind=pattern, source=source) for pattern, decision in table.kinds.items()),
+        *(Rule(decision, tool=pattern, source=source) for pattern, decision in table.tools.items()),
+    ]
 
 
 def load_policy(cwd: str, base: Policy | None = None, layers: ConfigLayers | None = None) -> Policy:
@@ -103,25 +73,27 @@ def load_policy(cwd: str, base: Policy | None = None, layers: ConfigLayers | Non
     the project's part is already restricted to what may tighten (no ``allow``), or complete
     for a project the user trusts.
     """
+    from langacp_permissions.table import PermissionsTable
+
     base = base if base is not None else Policy()
     layers = layers if layers is not None else load_layers(cwd)
-    if layers.user_error is not None:
-        log.error("langacp-permissions: %s. Until it is fixed, every tool call asks for permission.", layers.user_error)
+    unreadable = layers.unreadable(project=False)
+    if unreadable is not None:
+        layers.report(unreadable, IF_INVALID)
         return Policy.ask_everything(source=f"fallback: {layers.user_error}")
-    policy = base
     try:
-        user = settings_of(layers.user, layers.user_path or user_config_path())
+        user = read_table(PermissionsTable, "permissions", layers, project=False)
     except ConfigError as exc:
-        log.error("langacp-permissions: %s. Until it is fixed, every tool call asks for permission.", exc)
+        layers.report(str(exc), IF_INVALID)
         return Policy.ask_everything(source=f"fallback: {exc}")
-    policy = policy.with_rules(*user.rules)
-    project_path = layers.project_path or project_config_path(cwd)
+    policy = base.with_rules(*_rules(user, layers.user_path or user_config_path()))
     try:
-        project = settings_of(layers.project, project_path)
+        project = read_table(PermissionsTable, "permissions", layers, project=True)
     except ConfigError as exc:  # a broken project table never replaces the user's policy
-        log.error("langacp-permissions: %s. The project's [permissions] are ignored; your own apply.", exc)
+        layers.report(str(exc), "the project's [permissions] is ignored; yours apply")
         return policy
+    rules = _rules(project, layers.project_path or project_config_path(cwd))
     if layers.trusted:
-        return policy.with_rules(*project.rules)
+        return policy.with_rules(*rules)
     # The core took every "allow" out of an untrusted project file (and said so); what is left only tightens.
-    return policy.with_restrictions(*(rule for rule in project.rules if rule.decision != "allow"))
+    return policy.with_restrictions(*(rule for rule in rules if rule.decision != "allow"))

@@ -11,6 +11,13 @@ from langacp_permissions.session import configured_policy, policy_for, state_of
 
 
 @hookimpl
+def langacp_config_tables() -> list[Any]:
+    from langacp_permissions.config import config_tables
+
+    return config_tables()
+
+
+@hookimpl
 def langacp_session_created(session: SessionContext) -> None:
     configured_policy(session)  # read the configuration now: a broken file is reported at once
 

@@ -16,12 +16,27 @@ from langacp_plans.entries import PLAN_TOOLS, plan_entries
 log = logging.getLogger("langacp.plans")
 
 
+IF_INVALID = "the built-in plan tool is offered"
+
+
 def _builtin_tool(session: SessionContext) -> bool:
-    value = layers_for(session).merged("plans").get("builtin_tool", True)
-    if not isinstance(value, bool):
-        log.warning("langacp: [plans] builtin_tool must be true or false, not %r; using true", value)
+    from langacp.api import ConfigError, read_table
+    from langacp_plans.table import PlansTable
+
+    layers = layers_for(session)
+    try:
+        return read_table(PlansTable, "plans", layers).builtin_tool
+    except ConfigError as exc:
+        layers.report(str(exc), IF_INVALID)
         return True
-    return value
+
+
+@hookimpl
+def langacp_config_tables() -> list[Any]:
+    from langacp.api import ConfigTable
+    from langacp_plans.table import PlansTable
+
+    return [ConfigTable("plans", PlansTable, IF_INVALID)]
 
 
 @hookimpl

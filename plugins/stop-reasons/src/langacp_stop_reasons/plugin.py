@@ -29,6 +29,21 @@ DEFAULT_MAX_MODEL_CALLS = 50
 MAX_MODEL_CALLS_ENV = "LANGACP_MAX_MODEL_CALLS"
 
 
+IF_INVALID = "the default limit (50 model calls per prompt) applies"
+
+
+def _table(session: SessionContext, *, project: bool) -> Any:
+    from langacp.api import ConfigError, read_table
+    from langacp_stop_reasons.table import StopReasonsTable
+
+    layers = layers_for(session)
+    try:
+        return read_table(StopReasonsTable, "stop_reasons", layers, project=project)
+    except ConfigError as exc:
+        layers.report(str(exc), "the project's [stop_reasons] is ignored" if project else IF_INVALID)
+        return StopReasonsTable()
+
+
 def max_model_calls(session: SessionContext) -> int:
     """The per-prompt model-call limit for this session (0: none).
 
@@ -40,12 +55,11 @@ def max_model_calls(session: SessionContext) -> int:
         return _limit(raw, MAX_MODEL_CALLS_ENV)
     source = "[stop_reasons] max_model_calls"
     layers = layers_for(session)
-    user = layers.table("stop_reasons.max_model_calls", project=False)
-    limit = _limit(DEFAULT_MAX_MODEL_CALLS if user is None else user, source)
-    project = layers.table("stop_reasons.max_model_calls", project=True)
-    if project is None:
+    user = _table(session, project=False).max_model_calls
+    limit = DEFAULT_MAX_MODEL_CALLS if user is None else user
+    wanted = _table(session, project=True).max_model_calls
+    if wanted is None:
         return limit
-    wanted = _limit(project, f"{layers.project_path}: {source}", fallback=limit)
     if layers.trusted or (wanted != 0 and (limit == 0 or wanted < limit)):
         return wanted
     if wanted != limit:
@@ -71,11 +85,20 @@ def _limit(raw: Any, source: str, fallback: int = DEFAULT_MAX_MODEL_CALLS) -> in
 
 
 @hookimpl
+def langacp_config_tables() -> list[Any]:
+    from langacp.api import ConfigTable
+    from langacp_stop_reasons.table import StopReasonsTable
+
+    return [ConfigTable("stop_reasons", StopReasonsTable, IF_INVALID)]
+
+
+@hookimpl
 def langacp_session_middleware(session: SessionContext) -> list[Any]:
     from langacp_stop_reasons.middleware import TurnLimits
 
-    forget = layers_for(session).merged("stop_reasons").get("forget_refusals", True)
-    return [TurnLimits(session, max_model_calls(session), forget_refusals=forget is not False)]
+    user, project = _table(session, project=False), _table(session, project=True)
+    forget = project.forget_refusals if "forget_refusals" in project.model_fields_set else user.forget_refusals
+    return [TurnLimits(session, max_model_calls(session), forget_refusals=forget)]
 
 
 @hookimpl

@@ -38,9 +38,32 @@ async def langacp_session_loaded(session: SessionContext) -> None:
         await session.send_update(SessionInfoUpdate(session_update="session_info_update", title=title))
 
 
+IF_INVALID = "the agent's set_session_title tool is offered"
+
+
+@hookimpl
+def langacp_config_tables() -> list[Any]:
+    from langacp.api import ConfigTable
+    from langacp_titles.table import TitlesTable
+
+    return [ConfigTable("titles", TitlesTable, IF_INVALID)]
+
+
+def _agent_tool(session: SessionContext) -> bool:
+    from langacp.api import ConfigError, read_table
+    from langacp_titles.table import TitlesTable
+
+    layers = layers_for(session)
+    try:
+        return read_table(TitlesTable, "titles", layers).agent_tool
+    except ConfigError as exc:
+        layers.report(str(exc), IF_INVALID)
+        return True
+
+
 @hookimpl
 def langacp_session_tools(session: SessionContext) -> list[Any]:
-    if layers_for(session).merged("titles").get("agent_tool", True) is False:
+    if not _agent_tool(session):
         return []
     from langchain_core.tools import StructuredTool
 

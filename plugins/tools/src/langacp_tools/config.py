@@ -15,17 +15,12 @@ make ``run_command`` a ``read``.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping
-from pathlib import Path
-from typing import Any
 
-from langacp.api import ConfigLayers, load_layers, user_config_path
+from langacp.api import ConfigError, ConfigLayers, ConfigTable, load_layers, read_table
 from langacp_tools.kinds import KINDS
 
-__all__ = ["load_pins", "pin_kinds"]
-
-log = logging.getLogger("langacp_tools")
+__all__ = ["config_tables", "load_pins", "pin_kinds"]
 
 _code_pins: dict[str, str] = {}
 
@@ -38,24 +33,24 @@ def pin_kinds(kinds: Mapping[str, str]) -> None:
     _code_pins.update(kinds)
 
 
-def _file_pins(data: dict[str, Any], path: Path) -> dict[str, str]:
-    tools = data.get("tools")
-    table = tools.get("kinds") if isinstance(tools, dict) else None
-    if table is None:
-        return {}
-    if not isinstance(table, dict):
-        log.warning("langacp-tools: %s: [tools.kinds] must be a table of tool name = kind", path)
-        return {}
-    pins: dict[str, str] = {}
-    for name, kind in table.items():
-        if kind in KINDS:
-            pins[str(name)] = kind
-        else:
-            log.warning("langacp-tools: %s: unknown kind %r for tool %r (ignored)", path, kind, name)
-    return pins
+IF_INVALID = "your [tools.kinds] pins are ignored"
+
+
+def config_tables() -> list[ConfigTable]:
+    """The ``[tools.kinds]`` table, for ``langacp check`` and the core's one-line report."""
+    from langacp_tools.table import KindsTable
+
+    return [ConfigTable("tools.kinds", KindsTable, IF_INVALID)]
 
 
 def load_pins(cwd: str, layers: ConfigLayers | None = None) -> dict[str, str]:
     """The kinds pinned for a session in ``cwd`` from code and by the user (the user's pins win)."""
+    from langacp_tools.table import KindsTable
+
     layers = layers if layers is not None else load_layers(cwd)
-    return {**_code_pins, **_file_pins(layers.user, layers.user_path or user_config_path())}
+    try:
+        table = read_table(KindsTable, "tools.kinds", layers, project=False)
+    except ConfigError as exc:
+        layers.report(str(exc), IF_INVALID)
+        return dict(_code_pins)
+    return {**_code_pins, **table.pins()}

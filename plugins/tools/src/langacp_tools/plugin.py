@@ -11,7 +11,7 @@ from typing import Any
 
 from langacp.api import SessionContext, ToolCallInfo, hookimpl, layers_for
 from langacp_tools import diffs
-from langacp_tools.config import load_pins
+from langacp_tools.config import config_tables, load_pins
 from langacp_tools.kinds import Kind, kind_of, tool_part
 from langacp_tools.locations import locations_of
 from langacp_tools.results import result_content, shows_own_content
@@ -38,6 +38,11 @@ async def _opened(session: SessionContext) -> None:
     mine = diffs.state(session)
     if mine.roots is None:
         mine.roots = list(await session.roots())
+
+
+@hookimpl
+def langacp_config_tables() -> list[Any]:
+    return config_tables()
 
 
 @hookimpl

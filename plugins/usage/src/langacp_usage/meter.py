@@ -70,14 +70,24 @@ def _number(value: Any) -> float | None:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0 else None
 
 
+IF_INVALID = "no cost is shown and the context window comes from the model"
+
+
 class Meter:
     """Turns each model call's token usage into an ACP ``usage_update`` for one session."""
 
     def __init__(self, session: SessionContext) -> None:
+        from langacp.api import ConfigError, read_table
+        from langacp_usage.table import UsageTable
+
         self.session = session
-        self.config = layers_for(session).merged("usage")
-        currency = self.config.get("currency", "USD")
-        self.currency = currency if isinstance(currency, str) and currency else "USD"
+        layers = layers_for(session)
+        try:
+            self.config = read_table(UsageTable, "usage", layers)
+        except ConfigError as exc:
+            layers.report(str(exc), IF_INVALID)
+            self.config = UsageTable()
+        self.currency = self.config.currency or "USD"
 
         self.calls_this_turn = 0
         """Model calls the middleware reported in the running turn (reset when a prompt starts)."""
@@ -89,29 +99,21 @@ class Meter:
 
     def window(self, model_name: str | None, model: Any = None) -> int | None:
         """The context window: the config's, else the model profile's ``max_input_tokens``."""
-        windows = self.config.get("context_windows")
-        if isinstance(windows, dict):
-            if model_name is not None and _number(windows.get(model_name)) is not None:
-                return int(windows[model_name])
-        if _number(self.config.get("context_window")) is not None:
-            return int(self.config["context_window"])
+        if model_name is not None and model_name in self.config.context_windows:
+            return self.config.context_windows[model_name]
+        if self.config.context_window is not None:
+            return self.config.context_window
         profile = getattr(model, "profile", None)
         if isinstance(profile, dict) and _number(profile.get("max_input_tokens")) is not None:
             return int(profile["max_input_tokens"])
         return None
 
     def prices(self, model_name: str | None) -> Prices | None:
-        table = self.config.get("prices")
-        if not isinstance(table, dict):
-            return None
+        table = self.config.prices
         entry = table.get(model_name) if model_name in table else table.get("*")
-        if not isinstance(entry, dict):
+        if entry is None:
             return None
-        values = {k: _number(entry.get(k)) for k in ("input", "output", "cache_read", "cache_write")}
-        if values["input"] is None or values["output"] is None:
-            log.warning("langacp: [usage.prices.%s] needs numbers for input and output; ignored", model_name)
-            return None
-        return Prices(values["input"], values["output"], values["cache_read"], values["cache_write"])
+        return Prices(entry.input, entry.output, entry.cache_read, entry.cache_write)
 
     def update(self, message: Any, model: Any = None) -> Any | None:
         """Account for one model response; the ``usage_update`` to send (``None``: window unknown)."""

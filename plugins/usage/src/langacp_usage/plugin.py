@@ -23,6 +23,15 @@ def meter(session: SessionContext) -> Meter:
 
 
 @hookimpl
+def langacp_config_tables() -> list[Any]:
+    from langacp.api import ConfigTable
+    from langacp_usage.meter import IF_INVALID
+    from langacp_usage.table import UsageTable
+
+    return [ConfigTable("usage", UsageTable, IF_INVALID)]
+
+
+@hookimpl
 def langacp_session_middleware(session: SessionContext) -> list[Any]:
     from langacp_usage.middleware import UsageReporter
 
