@@ -105,25 +105,23 @@ def build_parser() -> argparse.ArgumentParser:
 
     chat = sub.add_parser(
         "chat",
-        help="talk to an agent in the terminal (default: the built-in default agent)",
-        description="A terminal ACP client. It starts AGENT COMMAND (default: 'langacp serve', the built-in "
-        "default agent; with no --model / LANGACP_MODEL that agent runs the OFFLINE DEMO MODEL, which "
-        "answers 'list files', 'read README.md', 'search for TODO', 'make a plan for ...' without an API key) "
-        "and streams its answers, thoughts, tool calls, plans and permission requests. Ctrl-C cancels the "
-        "running answer; a second Ctrl-C exits; so do /exit (or /quit) and Ctrl-D at the prompt. /mode shows or "
-        "sets the session mode. With --prompt it runs one turn and exits with the stop "
+        help="talk to an agent in the terminal: TARGET (default: the built-in default agent), or -- AGENT COMMAND",
+        description="A terminal ACP client. It serves TARGET (module:attr or path/to/file.py:attr, as 'langacp "
+        "serve' takes it, with the same serve options) or, without TARGET, the built-in default agent (with no "
+        "--model / LANGACP_MODEL that agent runs the OFFLINE DEMO MODEL, which answers 'list files', 'read "
+        "README.md', 'search for TODO', 'make a plan for ...' without an API key); after --, any other ACP agent "
+        "command. It streams the agent's answers, thoughts, tool calls, plans and permission requests. Ctrl-C "
+        "cancels the running answer; a second Ctrl-C exits; so do /exit (or /quit) and Ctrl-D at the prompt. /mode "
+        "shows or sets the session mode. With --prompt it runs one turn and exits with the stop "
         "reason: 0 end_turn, 3 refusal, 4 max_tokens, 5 max_turn_requests, 130 cancelled, 1 error.",
-        usage="langacp chat [options] [-- AGENT COMMAND ...]",
+        usage="langacp chat [options] [TARGET] [serve options] | langacp chat [options] -- AGENT COMMAND ...",
     )
-    chat.add_argument("agent_command", nargs="*", metavar="AGENT COMMAND", help="the agent to run, after --")
+    _serve_args(chat)
     chat.add_argument("--prompt", metavar="TEXT", help="send TEXT, print the answer, exit with the stop reason")
     chat.add_argument("--json", action="store_true", help="print every update as a JSON line (stdout)")
     answer = chat.add_mutually_exclusive_group()
     answer.add_argument("--yes", action="store_true", help="allow every permission request")
     answer.add_argument("--no", action="store_true", help="reject every permission request")
-    chat.add_argument(
-        "--model", help="the default agent's model (an init_chat_model string); not with an AGENT COMMAND"
-    )
     chat.add_argument("--cwd", help="the session's working directory (default: the current directory)")
     chat.add_argument("-v", "--verbose", action="store_true", help="show the agent's stderr")
     sessions = chat.add_mutually_exclusive_group()
@@ -219,9 +217,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    agent_command: list[str] = []
+    if words[:1] == ["chat"] and "--" in words:  # `chat [options] -- AGENT COMMAND ...`: the rest is the command's
+        at = words.index("--")
+        words, agent_command = words[:at], words[at + 1 :]
+    args = parser.parse_args(words)
     if args.command == "chat":
-        return _chat(args)
+        return _chat(args, agent_command)
     if args.command == "editors":
         return _editors(args)
     if args.command == "attach":
@@ -315,25 +318,32 @@ def _serve_remote(args: argparse.Namespace, blocked: set[str], enabled: set[str]
     )
 
 
-def _chat(args: argparse.Namespace) -> int:
-    from langacp.chat.app import ChatOptions, default_agent_command, run_chat
+def _chat(args: argparse.Namespace, agent_command: list[str]) -> int:
+    from langacp.chat.app import ChatOptions, run_chat
 
-    if args.agent_command and args.model:
-        print("langacp chat: --model is for the default agent; pass it to your AGENT COMMAND instead", file=sys.stderr)
+    served = _served_options(args)
+    if agent_command and (args.target or served):
+        print(
+            "langacp chat: TARGET and serve options are for the agent chat serves itself; "
+            "pass them to your AGENT COMMAND after -- instead",
+            file=sys.stderr,
+        )
         return 2
     cwd = os.path.abspath(args.cwd or os.getcwd())
     if not os.path.isdir(cwd):
         print(f"langacp chat: no such directory: {cwd}", file=sys.stderr)
         return 2
-    if not args.agent_command:
-        from langacp.startup import EXIT_BAD_SETUP, check_model, format_problems
+    if not agent_command:
+        from langacp.startup import EXIT_BAD_SETUP, check_model, check_target, format_problems
 
-        problems = check_model(args.model or os.environ.get(MODEL_ENV))
+        problems = check_model(args.model or os.environ.get(MODEL_ENV)) if args.target is None or args.model else []
+        if args.target and not args.remote:
+            problems += check_target(args.target)[0]
         if problems:
             print(format_problems(problems, "langacp chat"), file=sys.stderr)
             return EXIT_BAD_SETUP
     options = ChatOptions(
-        command=args.agent_command or default_agent_command(args.model),
+        command=agent_command or [sys.executable, "-m", "langacp.cli", "serve", *served],
         prompt=args.prompt,
         json=args.json,
         policy="yes" if args.yes else "no" if args.no else "ask",
@@ -343,6 +353,28 @@ def _chat(args: argparse.Namespace) -> int:
         list_sessions=args.list,
     )
     return run_chat(options)
+
+
+def _served_options(args: argparse.Namespace) -> list[str]:
+    """``langacp serve``'s arguments for what ``chat`` serves itself (TARGET and the serve options given)."""
+    words: list[str] = [args.target] if args.target else []
+    for flag, value in (
+        ("--model", args.model),
+        ("--store", args.store),
+        ("--remote", args.remote),
+        ("--api-key-env", args.api_key_env),
+    ):
+        if value:
+            words += [flag, value]
+    for header in args.headers:
+        words += ["--header", header]
+    if args.log_level != "warning":
+        words += ["--log-level", args.log_level]
+    if args.recursion_limit != 1000:
+        words += ["--recursion-limit", str(args.recursion_limit)]
+    for option in args.plugin_options:
+        words += ["-p", option]
+    return words
 
 
 def _editors(args: argparse.Namespace) -> int:

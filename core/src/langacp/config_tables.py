@@ -14,21 +14,27 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar, Union, get_args, get_origin, get_type_hints
+from typing import Annotated, Any, Protocol, TypeVar, Union, get_args, get_origin, get_type_hints
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
 from pydantic_core import PydanticCustomError
 
 from langacp.config import ConfigError
 
-if TYPE_CHECKING:
-    from langacp.trust import ConfigLayers
-
 __all__ = ["ConfigModel", "ConfigTable", "Decision", "Strings", "config_value_error", "read_table"]
 
 M = TypeVar("M", bound="ConfigModel")
 
 DECISIONS = ("allow", "ask", "deny")
+
+
+class Layers(Protocol):
+    """What :func:`read_table` reads of a session's ``langacp.api.ConfigLayers``."""
+
+    user: dict[str, Any]
+    project: dict[str, Any]
+    user_path: Path | None
+    project_path: Path | None
 
 
 class ConfigModel(BaseModel):
@@ -83,7 +89,7 @@ Strings = Annotated[tuple[str, ...], BeforeValidator(_strings)]
 def read_table(
     model: type[M],
     name: str,
-    source: ConfigLayers | Mapping[str, Any],
+    source: Layers | Mapping[str, Any],
     path: Path | None = None,
     *,
     project: bool | None = None,
@@ -91,7 +97,7 @@ def read_table(
     """The ``[name]`` table (dotted for a sub-table) of ``source`` validated by ``model``; ``model()`` when absent.
 
     ``source`` is a parsed file (``path`` names it, for the error's ``FILE:LINE``) or the
-    session's :class:`~langacp.trust.ConfigLayers`: then the user's layer (``project=False``),
+    session's ``ConfigLayers`` (``layers_for(session)``): then the user's layer (``project=False``),
     the project's (``project=True``, already restricted by the trust rules), or by default both,
     the project's keys over the user's (as ``layers.merged(name)``). Raises :class:`ConfigError`.
     """

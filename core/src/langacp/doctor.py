@@ -15,6 +15,7 @@ import sys
 from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING
 
+from langacp.hints import install_command
 from langacp.startup import (
     Problem,
     check_model,
@@ -104,7 +105,7 @@ def _remote(report: Report, args: argparse.Namespace) -> None:
         report.problem(Problem(f"remote target {args.target} at {args.remote}: {exc}", "see docs/scale-out.md"))
         return
     except Exception as exc:  # noqa: BLE001 - the driver is missing or broken
-        report.problem(Problem(f"remote target driver: {exc}", "pip install langacp-remote"))
+        report.problem(Problem(f"remote target driver: {exc}", install_command("langacp-remote")))
         return
     report.ok(f"remote target {args.target} at {args.remote}")
 
@@ -136,10 +137,13 @@ def _plugins(report: Report, blocked: set[str], enabled: set[str]) -> Plugins:
     for record in plugins.records:
         if record.status == "broken":
             dist = record.distribution or record.name
+            again = install_command(dist)
+            if " -e " not in again:  # from the package index: reinstall over the broken copy
+                again = again.replace("pip install ", "pip install --force-reinstall ", 1)
             report.problem(
                 Problem(
                     f"plugin {record.name} ({dist}) failed to load: {record.error}",
-                    f"pip install --force-reinstall {dist}, or block it with -p no:{record.name}",
+                    f"{again}, or block it with -p no:{record.name}",
                 )
             )
     blocked_names = [r.name for r in plugins.records if r.status == "blocked"]

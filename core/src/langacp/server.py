@@ -168,6 +168,7 @@ async def _run(agent: Any, protocol_fd: int) -> int:
         listen.cancel()
 
     agent.loader.on_fatal = fatal
+    agent.warm_up()  # the target loads beside the handshake: a broken one ends serve whether or not a client came
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         with contextlib.suppress(NotImplementedError, RuntimeError):
@@ -181,6 +182,22 @@ async def _run(agent: Any, protocol_fd: int) -> int:
         with contextlib.suppress(Exception):
             await asyncio.wait_for(conn.close(), timeout=1.0)
     return code
+
+
+def _chat_command(target: str | DriverTarget | None) -> str:
+    """The ``langacp chat`` command that serves the same TARGET in a terminal."""
+    import shlex
+
+    from langacp.default_agent import DEFAULT_TARGET
+
+    words = ["langacp", "chat"]
+    if isinstance(target, str) and target != DEFAULT_TARGET:
+        words.append(target)
+    elif target is not None and not isinstance(target, str):  # a driver's target: --remote URL GRAPH
+        words += [target.spec, "--remote", str(target.options.get("url", ""))]
+    if os.environ.get("LANGACP_MODEL") and (target is None or target == DEFAULT_TARGET):
+        words += ["--model", os.environ["LANGACP_MODEL"]]
+    return shlex.join(words)
 
 
 def serve(
@@ -197,7 +214,7 @@ def serve(
     Before anything is answered the setup is checked (:mod:`langacp.startup`): a TARGET that
     cannot be found, a store URL no installed driver takes, a number out of range are each
     one line on stderr and exit status 2. A TARGET that fails while loading (in the background,
-    once ``initialize`` is answered) also ends the process with status 2.
+    from the start, beside ``initialize``) also ends the process with status 2.
     """
     from langacp import startup_gc, startup_imports
 
@@ -208,7 +225,7 @@ def serve(
     if sys.stdin.isatty():
         print(
             "langacp serve speaks the Agent Client Protocol on stdin/stdout: an editor (Zed, …) or an "
-            "ACP client starts it. Press Ctrl-D to quit. To talk to it in a terminal: langacp chat",
+            f"ACP client starts it. Press Ctrl-D to quit. To talk to it in a terminal: {_chat_command(target)}",
             file=sys.stderr,
         )
     from langacp.startup import EXIT_BAD_SETUP, check_numbers, check_store, check_target, format_problems

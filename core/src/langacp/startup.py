@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from langacp.hints import closest, import_fix, install_command
+
 __all__ = [
     "EXIT_BAD_SETUP",
     "Problem",
@@ -84,25 +86,27 @@ def check_target(spec: str, *, load: bool = False) -> tuple[list[Problem], str]:
     else:
         try:
             found = _find_module(module_part)
+        except ModuleNotFoundError as exc:
+            if not (exc.name and module_part.startswith(exc.name)):
+                return [Problem(f"TARGET {spec}: cannot import {module_part}: {exc}", import_fix(exc, module_part))], ""
+            found = False  # a parent package is not there: say which name was meant
         except Exception as exc:  # noqa: BLE001 - a parent package failed to import
             return [
-                Problem(f"TARGET {spec}: cannot import {module_part}: {type(exc).__name__}: {exc}", _fix_import(exc))
-            ], ""
-        if not found:
-            return [
                 Problem(
-                    f"TARGET {spec}: no module named {module_part!r}",
-                    "install the package that provides it, or run from the directory that holds it",
+                    f"TARGET {spec}: cannot import {module_part}: {type(exc).__name__}: {exc}",
+                    import_fix(exc, module_part),
                 )
             ], ""
+        if not found:
+            return [_not_found(spec, module_part)], ""
     if not load:
         return [], "found"
     try:
         target = load_target(spec)
     except TargetError as exc:
-        return [Problem(f"TARGET {spec}: {exc}", _fix_import(exc.__cause__) if exc.__cause__ else "")], ""
+        return [Problem(f"TARGET {spec}: {exc}", exc.fix or import_fix(exc.__cause__, module_part))], ""
     except Exception as exc:  # noqa: BLE001 - whatever the target's import raises
-        return [Problem(f"TARGET {spec}: {type(exc).__name__}: {exc}", _fix_import(exc))], ""
+        return [Problem(f"TARGET {spec}: {type(exc).__name__}: {exc}", import_fix(exc, module_part))], ""
     if target.is_factory:
         return [], "a per-session factory (plugins can add middleware and tools)"
     return [], "a precompiled graph (plugins cannot add middleware or tools: policies are not enforced)"
@@ -116,15 +120,41 @@ def _find_module(name: str) -> bool:
     return importlib.util.find_spec(name) is not None
 
 
-def _fix_import(exc: BaseException | None) -> str:
-    if isinstance(exc, ModuleNotFoundError) and exc.name:
-        return f"install the package that provides {exc.name.split('.')[0]!r} (pip install …)"
-    return "fix the error above in the target's module"
+def _not_found(spec: str, module_part: str) -> Problem:
+    """TARGET's module is not importable from here: the closest name, where it was looked for, the fix."""
+    import pkgutil
+
+    parent, _, leaf = module_part.rpartition(".")
+    rest = ""
+    names: list[str] = []
+    if parent:
+        try:
+            package = importlib.import_module(parent)
+            names = [m.name for m in pkgutil.iter_modules(getattr(package, "__path__", []))]
+        except Exception:  # noqa: BLE001 - the top package itself is missing: look for it instead
+            leaf, _, rest = module_part.partition(".")
+            parent = ""
+    if not parent:
+        names = [m.name for m in pkgutil.iter_modules([str(Path.cwd())])]
+    guess = closest(leaf, names)
+    where = f"in the working directory {Path.cwd()} or on PYTHONPATH"
+    if guess is not None:
+        right = ".".join(p for p in (parent, guess, rest) if p)
+        return Problem(
+            f"TARGET {spec}: no module named {module_part!r} {where}; did you mean `{right}`?",
+            f"serve {right}:{spec.partition(':')[2] or 'agent'}",
+        )
+    top = module_part.split(".")[0]
+    return Problem(
+        f"TARGET {spec}: no module named {module_part!r} {where}",
+        f"run langacp from the directory that holds {top}/ (or {top}.py), add that directory to PYTHONPATH, "
+        f"or install its package into this environment ({install_command(top)})",
+    )
 
 
 def store_hint(name: str) -> str:
     """The ``pip install`` line that provides store driver ``name``."""
-    return f"pip install {_STORE_DISTRIBUTIONS.get(name, f'langacp-{name}')}"
+    return install_command(_STORE_DISTRIBUTIONS.get(name, f"langacp-{name}"))
 
 
 def check_store(url: str) -> list[Problem]:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
+from langacp.hints import closest, import_fix, where_raised
 from langacp.tool_names import merge_tools
 from langacp.types import SessionContext
 
@@ -41,7 +42,11 @@ TARGET_GROUP = "langacp.targets"
 
 
 class TargetError(Exception):
-    """TARGET could not be imported or is not something langacp can serve."""
+    """TARGET could not be imported or is not something langacp can serve; ``fix`` says what to do."""
+
+    def __init__(self, message: str, fix: str = "") -> None:
+        super().__init__(message)
+        self.fix = fix
 
 
 class SessionSetup:
@@ -149,12 +154,22 @@ class Target:
         return self.factory is not None
 
     async def build(self, setup: SessionSetup) -> Any:
-        """The compiled graph for one session (the shared graph, for a precompiled target)."""
+        """The compiled graph for one session (the shared graph, for a precompiled target).
+
+        A ``ValueError`` / ``TypeError`` the factory raises becomes a :class:`TargetError` naming
+        the cause and where it was raised (answered -32603, an internal error, not -32602).
+        """
         if self.factory is None:
             return self.graph
-        result = self.factory(setup) if _takes_setup(self.factory) else self.factory()
-        if inspect.isawaitable(result):
-            result = await result
+        try:
+            result = self.factory(setup) if _takes_setup(self.factory) else self.factory()
+            if inspect.isawaitable(result):
+                result = await result
+        except (ValueError, TypeError) as exc:  # the agent's bug, not the client's: never "invalid params"
+            raise TargetError(
+                f"the agent {self.spec} failed to build this session's graph: {type(exc).__name__}: {exc}",
+                where_raised(exc),
+            ) from exc
         if not _is_graph(result):
             raise TargetError(f"factory {self.spec} returned {type(result).__name__}, not a compiled graph")
         return result
@@ -237,6 +252,19 @@ def _import_file(path: Path) -> Any:
     return module
 
 
+def _servable_names(module: Any) -> list[str]:
+    """The module's public attributes a TARGET could name: factories and graphs (not modules or classes)."""
+    import types
+
+    return [
+        name
+        for name, value in vars(module).items()
+        if not name.startswith("_")
+        and not isinstance(value, (types.ModuleType, type))
+        and (callable(value) or hasattr(value, "invoke"))
+    ]
+
+
 def load_target(spec: str) -> Target:
     """Import TARGET and tell a compiled graph from a factory."""
     module_part, _, attr = spec.partition(":")
@@ -255,7 +283,9 @@ def load_target(spec: str) -> Target:
     except TargetError:
         raise
     except Exception as exc:
-        raise TargetError(f"cannot import {module_part}: {type(exc).__name__}: {exc}") from exc
+        raise TargetError(
+            f"cannot import {module_part}: {type(exc).__name__}: {exc}", import_fix(exc, module_part)
+        ) from exc
     attrs = [attr] if attr else list(DEFAULT_ATTRS)
     for name in attrs:
         obj = module
@@ -269,4 +299,14 @@ def load_target(spec: str) -> Target:
         if callable(obj):
             return Target(spec, factory=obj)
         raise TargetError(f"{spec} is a {type(obj).__name__}: expected a compiled graph or a factory")
-    raise TargetError(f"{module_part} has no attribute {' or '.join(attrs)}")
+    names = _servable_names(module)
+    guess = closest(attrs[0], names) if attr else None
+    if guess is not None:
+        raise TargetError(
+            f"{module_part} has no attribute {attr!r}; did you mean `{guess}`?", f"serve {module_part}:{guess}"
+        )
+    listed = ", ".join(sorted(names)[:8]) or "none"
+    raise TargetError(
+        f"{module_part} has no attribute {' or '.join(attrs)}",
+        f"name one of its factories or graphs after the colon ({listed})",
+    )

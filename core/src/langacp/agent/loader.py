@@ -60,6 +60,9 @@ class Loader:
         if isinstance(details, dict):
             details = details.get("details", details)
         message = f"cannot serve {self.target_spec}: {details or exc}"
+        fix = getattr(exc, "fix", "")
+        if fix:
+            message += f"; fix: {fix}"
         if self.on_fatal is not None:
             self.on_fatal(message)
         else:

@@ -283,12 +283,28 @@ class Chat:
                 break
         return sorted(sessions, key=lambda s: s.updated_at or "", reverse=True)
 
+    def _forgets(self) -> str:
+        """Why there is no session to list or resume, when the agent keeps none after it exits."""
+        init = self.acp.init_response if self.acp is not None else None
+        capabilities = getattr(init, "agent_capabilities", None)
+        if capabilities is None or getattr(capabilities, "load_session", False):
+            return ""
+        if getattr(getattr(init, "agent_info", None), "name", None) != "langacp":
+            return ": this agent keeps no sessions after it exits (it offers no session/load)"
+        from langacp.hints import install_command
+
+        return (
+            ": the agent's session store is memory, which forgets every session when the agent exits; "
+            f"to keep them install langacp-sqlite ({install_command('langacp-sqlite')}), "
+            "or serve with --store sqlite:///path/to/sessions.db"
+        )
+
     async def _resume_id(self, wanted: str) -> str:
         if wanted != "last":
             return wanted
         sessions = await self._sessions()
         if not sessions:
-            raise NoSession(f"no session to resume in {self.options.cwd}")
+            raise NoSession(f"no session to resume in {self.options.cwd}{self._forgets()}")
         return str(sessions[0].session_id)
 
     async def _list(self) -> int:
@@ -300,7 +316,7 @@ class Chat:
                 print(json.dumps(dump(info), ensure_ascii=False), flush=True)
             return 0
         if not sessions:
-            self.renderer.info(f"no sessions in {self.options.cwd}")
+            self.renderer.info(f"no sessions in {self.options.cwd}{self._forgets()}")
         for info in sessions:
             print(f"{info.session_id}  {info.updated_at or '':<32}  {info.title or ''}".rstrip(), flush=True)
         return 0

@@ -3,7 +3,8 @@
 It is not a language model. It recognises a few requests and answers them deterministically,
 so every protocol feature can be seen without an API key: streamed text and a short reasoning,
 tool calls (``list files``, ``read README.md``, ``search for TODO``), a plan (``make a plan for
-…``) and a long answer to cancel (``count to 200``). When the agent has tools that change
+…``) a long answer to cancel (``count to 200``) and a call of any of the agent's tools
+(``call TOOL {"arg": "value"}``). When the agent has tools that change
 files and run commands (langacp-client-tools), also ``write hello to notes.txt``,
 ``replace hello with bye in notes.txt`` and ``run ls -la``. Every turn's answer starts with
 :data:`LABEL`.
@@ -32,13 +33,21 @@ HELP = (
     "- `read README.md`\n"
     "- `search for TODO`\n"
     "- `make a plan for adding a feature`\n"
-    "- `count to 100` (press Ctrl-C to cancel)"
+    "- `count to 100` (press Ctrl-C to cancel)\n"
+    '- `call TOOL {"argument": "value"}`: call one of the agent\'s tools'
 )
 HELP_WRITE = "\n- `write hello to notes.txt`\n- `replace hello with bye in notes.txt`\n- `run ls -la`"
-NO_WRITE = (
-    "This agent can only read files. Install langacp-client-tools (pip install langacp-client-tools) "
-    "to let it write files and run commands."
-)
+
+
+def _no_write() -> str:
+    from langacp.hints import install_command
+
+    return (
+        f"This agent can only read files. Install langacp-client-tools ({install_command('langacp-client-tools')}) "
+        "to let it write files and run commands."
+    )
+
+
 MAX_COUNT = 1000
 
 _PLAN = re.compile(
@@ -54,6 +63,7 @@ _COUNT = re.compile(r"^count\s+to\s+(\d+)$")
 _WRITE = re.compile(r"^(?:please\s+)?write\s+(.+?)\s+(?:to|into)\s+(?:the\s+)?(?:file\s+)?(\S+)$", re.DOTALL)
 _REPLACE = re.compile(r"^(?:please\s+)?replace\s+(.+?)\s+with\s+(.+?)\s+in\s+(?:the\s+)?(?:file\s+)?(\S+)$", re.DOTALL)
 _RUN = re.compile(r"^(?:please\s+)?(?:run|execute)\s+(?:the\s+command\s+)?(.+)$", re.DOTALL)
+_CALL = re.compile(r"^(?:please\s+)?(?:call|use)\s+(?:the\s+tool\s+)?([A-Za-z_][\w.-]*)(?:\s+(\{.*\}))?$", re.I | re.S)
 WRITE_TOOLS = ("write_file", "edit_file", "run_command")
 
 
@@ -109,9 +119,24 @@ def _write_request(text: str, lower: str, tools: AbstractSet[str]) -> Reply | No
     name, args, intro, goal = call
     if name not in tools:
         return Reply(
-            reasoning=f"The user wants me to {goal}, but I have no {name} tool.\n", text=f"{LABEL}\n\n{NO_WRITE}\n"
+            reasoning=f"The user wants me to {goal}, but I have no {name} tool.\n", text=f"{LABEL}\n\n{_no_write()}\n"
         )
     return _call(name, args, intro, f"The user wants me to {goal}: I will call {name}.")
+
+
+def _tool_request(name: str, arguments: str | None) -> Reply:
+    """``call NAME {json}``: a call of any of the agent's tools, with the arguments as written."""
+    import json
+
+    try:
+        args = json.loads(arguments) if arguments else {}
+    except ValueError as exc:
+        return Reply(
+            text=f'{LABEL}\n\nThe arguments of {name} are not JSON ({exc}): write them as {{"name": value}}.\n'
+        )
+    if not isinstance(args, dict):
+        return Reply(text=f'{LABEL}\n\nThe arguments of {name} must be a JSON object: {{"name": value}}.\n')
+    return _call(name, args, f"Let me call `{name}`.", f"The user asked for the tool {name}: I will call it.")
 
 
 def _span(text: str, match: re.Match[str], group: int) -> str:
@@ -123,6 +148,8 @@ def _first_request(request: str, tools: AbstractSet[str] = frozenset()) -> Reply
     """The first answer of a turn: a tool call, or text. ``tools``: which of :data:`WRITE_TOOLS` the agent has."""
     text = re.sub(r"(?<=\w)[.!?]+$", "", request.strip())  # a sentence's full stop, not a path's ".."
     lower = text.lower()
+    if match := _CALL.match(request.strip()):
+        return _tool_request(match.group(1), match.group(2))
     if not (_PLAN.match(lower) or _PLAN_SHORT.match(lower)) and (reply := _write_request(text, lower, tools)):
         return reply
     if match := _PLAN.match(lower) or _PLAN_SHORT.match(lower):

@@ -45,7 +45,9 @@ def check_model(model: str) -> None:
     if spec is None:
         return  # init_chat_model decides
     if importlib.util.find_spec(spec.module) is None:
-        extra = f" (or: pip install 'langacp[{spec.extra}]')" if spec.extra else ""
+        from langacp.hints import install_command
+
+        extra = f" (or: {install_command('langacp', spec.extra)})" if spec.extra else ""
         raise ModelError(
             f"the model {model!r} needs the {spec.distribution} package: pip install {spec.distribution}{extra}"
         )

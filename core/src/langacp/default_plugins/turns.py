@@ -33,4 +33,7 @@ def langacp_map_error(error: BaseException, method: str) -> Any:
         return RequestError.invalid_params({"errors": error.errors(include_url=False, include_context=False)})
     if isinstance(error, (ValueError, TypeError)) and method != "session/prompt":
         return RequestError.invalid_params({"details": str(error)})
-    return RequestError.internal_error({"details": f"{type(error).__name__}: {error}"})
+    fix = getattr(error, "fix", "")  # a TargetError says where the agent's own code failed
+    return RequestError.internal_error(
+        {"details": f"{type(error).__name__}: {error}" + (f"; fix: {fix}" if fix else "")}
+    )
