@@ -7,7 +7,7 @@ imported inside the hooks that need them.
 from __future__ import annotations
 
 from collections.abc import Awaitable
-from typing import Any
+from typing import Any, cast
 
 from langacp.api import SessionContext, ToolCallInfo, hookimpl, layers_for
 from langacp_tools import diffs
@@ -28,7 +28,7 @@ def _pins(session: SessionContext) -> dict[str, str]:
 def _kind(call: ToolCallInfo, session: SessionContext) -> Kind:
     """The kind every installed plugin agrees on (a third-party kind mapper may override ours)."""
     if session.plugins is not None:
-        return session.plugins.tool_kind(call, session)  # type: ignore[return-value]
+        return cast(Kind, session.plugins.tool_kind(call, session))
     return kind_of(call.name, _pins(session))
 
 
