@@ -78,6 +78,36 @@ def test_compat_argparse_actions() -> None:
     assert {"serve": "Serve it"} in helps
 
 
+async def test_compat_langchain_composes_model_call_wrappers_as_create_agent() -> None:
+    from langchain.agents.middleware.types import ExtendedModelResponse, ModelResponse
+    from langchain_core.messages import AIMessage
+    from langgraph.types import Command
+
+    seen: list[str] = []
+
+    async def outer(request: Any, handler: Any) -> Any:
+        seen.append("outer")
+        response = await handler(request)
+        assert isinstance(response, ModelResponse)  # the inner wrapper's ExtendedModelResponse, unwrapped
+        seen.append("outer-after")
+        return response
+
+    async def inner(request: Any, handler: Any) -> Any:
+        seen.append("inner")
+        response = await handler(request)
+        return ExtendedModelResponse(response, Command(update={"note": "inner"}))
+
+    async def model(request: Any) -> Any:
+        seen.append(f"model {request}")
+        return ModelResponse(result=[AIMessage(content="hi")])
+
+    composed = langchain.compose_model_call_wrappers([outer, inner])
+    result = await composed("req", model)
+    assert seen == ["outer", "inner", "model req", "outer-after"]
+    assert [m.text for m in result.model_response.result] == ["hi"]
+    assert [c.update for c in result.commands] == [{"note": "inner"}]
+
+
 @pytest.mark.parametrize("module", [sdk, langchain, langgraph, stdlib])
 def test_compat_every_public_name_is_pinned(module: Any) -> None:
     source = inspect.getsource(inspect.getmodule(test_compat_every_public_name_is_pinned))  # type: ignore[arg-type]

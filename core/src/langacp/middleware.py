@@ -13,7 +13,7 @@ never put to the user.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from langchain.agents.middleware import AgentMiddleware
@@ -34,7 +34,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CHECK_KEY",
+    "PluginWrappersMiddleware",
     "ToolGuardMiddleware",
+    "core_middleware",
     "error_result",
     "permission_refusal",
     "refused_message",
@@ -79,6 +81,56 @@ class ToolGuardMiddleware(AgentMiddleware):  # type: ignore[type-arg]
         result = await run_contained(call, handler, request)
         await self.plugins.tool_finished(call, result, self.session)
         return result
+
+
+class PluginWrappersMiddleware(ToolGuardMiddleware):
+    """The tool guard, which also runs the model-call wrappers of the plugins' middleware in its own hook.
+
+    ``create_agent`` puts a LangSmith span around every middleware hook on every call, tracing
+    or not; the plugins' middleware that only wrap model calls run here, chained as
+    ``create_agent`` chains middleware (:mod:`langacp.compat.langchain`), under one span.
+    """
+
+    def __init__(self, plugins: Plugins, session: SessionContext, wrappers: Sequence[Any]) -> None:
+        from langacp.compat.langchain import compose_model_call_wrappers
+
+        super().__init__(plugins, session)
+        self.wrappers = list(wrappers)
+        self._composed = compose_model_call_wrappers([m.awrap_model_call for m in self.wrappers])
+
+    async def awrap_model_call(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
+        return await self._composed(request, handler)
+
+
+def core_middleware(plugins: Plugins, session: SessionContext, contributed: Sequence[Any]) -> list[Any]:
+    """``setup.middleware``: the tool guard first, then the plugins' middleware (``contributed``).
+
+    The leading run of contributed middleware that only wrap model calls (async, no tools or
+    state of their own) runs inside the guard (:class:`PluginWrappersMiddleware`), in order.
+    """
+    contributed = list(contributed)
+    folded = 0
+    while folded < len(contributed) and _only_wraps_model_calls(contributed[folded]):
+        folded += 1
+    if not folded:
+        return [ToolGuardMiddleware(plugins, session), *contributed]
+    return [PluginWrappersMiddleware(plugins, session, contributed[:folded]), *contributed[folded:]]
+
+
+def _only_wraps_model_calls(middleware: Any) -> bool:
+    import inspect
+
+    from langacp.shared_graphs import middleware_hooks
+
+    cls = type(middleware)
+    hooks = [h for h in middleware_hooks() if getattr(cls, h) is not getattr(AgentMiddleware, h)]
+    return (
+        hooks == ["awrap_model_call"]
+        and inspect.iscoroutinefunction(cls.awrap_model_call)
+        and not getattr(middleware, "tools", None)
+        and getattr(middleware, "state_schema", None) is vars(AgentMiddleware)["state_schema"]
+        and not getattr(middleware, "transformers", None)
+    )
 
 
 async def tool_check(call: ToolCallInfo, tool: Any) -> str | None:

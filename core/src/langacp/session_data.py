@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 from typing import Any, TypeVar
 
-__all__ = ["data_name", "dump_data", "load_data", "sync_record"]
+__all__ = ["data_name", "describe_servers", "dump_data", "load_data", "sync_record"]
 
 log = logging.getLogger("langacp.session_data")
 
@@ -73,3 +73,15 @@ def sync_record(record: Any, context: Any) -> None:
     record.title = context.title
     record.mode_id = context.mode_id
     record.data = context.saved_data()
+
+
+def describe_servers(servers: list[Any] | None) -> list[dict[str, Any]]:
+    """The session's MCP servers as stored: names, commands and URLs; of env vars and headers only the names."""
+    described = []
+    for server in servers or []:
+        data = server.model_dump(mode="json", by_alias=True, exclude_none=True) if hasattr(server, "model_dump") else {}
+        for secret in ("env", "headers"):
+            if isinstance(data.get(secret), list):
+                data[secret] = [item.get("name") for item in data[secret] if isinstance(item, dict)]
+        described.append(data)
+    return described

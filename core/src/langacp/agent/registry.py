@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from acp import RequestError
 
-from langacp.session_data import sync_record
+from langacp.session_data import describe_servers, sync_record
 from langacp.shared_graphs import SharedGraphs
 from langacp.stores import Leases, SessionBusy, SessionRecord, SessionStore, StoreError, now_iso
 from langacp.types import SessionContext
@@ -236,7 +236,7 @@ class SessionRegistry:
             plugins=self.plugins,
         )
         sink, release = open_outbox(self.plugins, context, functools.partial(self._send, session_id))
-        record.data["langacp"] = {**record.data.get("langacp", {}), "mcp_servers": _describe_servers(mcp_servers)}
+        record.data["langacp"] = {**record.data.get("langacp", {}), "mcp_servers": describe_servers(mcp_servers)}
         if isinstance(getattr(self.client_info, "name", None), str):
             record.client = self.client_info.name
         try:
@@ -249,7 +249,7 @@ class SessionRegistry:
         context.graph = graph
         context.new_thread = functools.partial(self.new_thread, session)
         self.live[session_id] = session
-        _sync(session)
+        sync_record(session.record, context)  # the context is the one truth; the record mirrors it
         if stored is None or record.as_dict() != stored:
             await store.put(record)
         session.offer = offered(self.plugins, context)  # asked once: for the commands and the response
@@ -299,7 +299,7 @@ class SessionRegistry:
 
     async def save(self, session: Session) -> None:
         """Store the session's record (its mode, title, thread and plugin data) as it is now."""
-        _sync(session)
+        sync_record(session.record, session.context)
         session.record.updated_at = now_iso()
         store = await self.loader.store()
         await store.put(session.record)
@@ -365,21 +365,15 @@ class SessionRegistry:
         self, target: Target, store: SessionStore, context: SessionContext, *, created: bool
     ) -> tuple[Any, bool]:
         """Tell plugins the session exists, collect their contributions and build the graph."""
-        from langacp.middleware import ToolGuardMiddleware
+        from langacp.middleware import core_middleware
         from langacp.target import SessionSetup
 
-        if created:
-            await self.plugins.session_created(context)
-        else:
-            await self.plugins.session_loaded(context)
+        await (self.plugins.session_created if created else self.plugins.session_loaded)(context)
         if target.is_factory:
             setup = SessionSetup(
                 context,
                 store.checkpointer,
-                middleware=[
-                    ToolGuardMiddleware(self.plugins, context),
-                    *await self.plugins.session_middleware(context),
-                ],
+                middleware=core_middleware(self.plugins, context, await self.plugins.session_middleware(context)),
                 tools=await self.plugins.session_tools(context),
                 system_prompt_additions=self.plugins.system_prompt_additions(context),
                 graphs=self.graphs,
@@ -391,9 +385,8 @@ class SessionRegistry:
         if target.is_factory and not guarded and not self._warned_unguarded:
             self._warned_unguarded = True
             log.warning(
-                "langacp: the factory %s does not use setup.middleware: permission policies are not "
-                "enforced and a failing tool fails the turn. Pass setup.middleware to create_agent "
-                "(or use setup.create_agent).",
+                "langacp: the factory %s does not use setup.middleware: permission policies are not enforced and "
+                "a failing tool fails the turn. Pass setup.middleware to create_agent (or use setup.create_agent).",
                 target.spec,
             )
         return graph, guarded
@@ -452,20 +445,3 @@ def unreadable(session_id: str, exc: BaseException) -> RequestError:
     return RequestError.internal_error(
         {"details": f"the stored conversation of session {session_id} cannot be read: {exc}"}
     )
-
-
-def _sync(session: Session) -> None:
-    # The context (mode, title, plugins' typed data) is the one truth; the record mirrors it when stored.
-    sync_record(session.record, session.context)
-
-
-def _describe_servers(servers: list[Any] | None) -> list[dict[str, Any]]:
-    """The session's MCP servers as stored: names, commands and URLs; of env vars and headers only the names."""
-    described = []
-    for server in servers or []:
-        data = server.model_dump(mode="json", by_alias=True, exclude_none=True) if hasattr(server, "model_dump") else {}
-        for secret in ("env", "headers"):
-            if isinstance(data.get(secret), list):
-                data[secret] = [item.get("name") for item in data[secret] if isinstance(item, dict)]
-        described.append(data)
-    return described
