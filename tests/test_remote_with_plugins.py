@@ -17,15 +17,18 @@ from langgraph_sdk import get_client
 
 from langacp.client import RecordingClient
 from langacp.testing.editor import EditorClient
+from langacp.testing.forms import FormClient
 from langacp_remote.testing import LangGraphDevServer, serve_remote
 
 GRAPHS = Path(__file__).with_name("remote_plugin_graphs.py")
+ASKING = Path(__file__).resolve().parents[1] / "plugins" / "elicitation" / "tests" / "elicitation_graphs.py"
 PLUGINS = ["permissions", "tools", "usage", "titles"]
 
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[LangGraphDevServer]:
     graphs = {name: f"{GRAPHS}:{name}" for name in ("hitl", "editor", "planner")}
+    graphs["asker"] = f"{ASKING}:asker"
     with LangGraphDevServer(graphs) as running:
         yield running
 
@@ -175,3 +178,24 @@ async def test_always_allow_stays_in_the_process_not_on_the_server(server: LangG
         assert await second.prompt(sid, command) == "end_turn"
         assert len(second_client.permission_requests) == 1  # asked again: nothing came from the server
     assert log.read_text() == "ran\nran\n"
+
+
+async def test_a_server_graphs_question_is_a_form(server: LangGraphDevServer, tmp_path: Path) -> None:
+    client = FormClient(answer_form=lambda message, schema: {"answer": "production"})
+    plugins = [*PLUGINS, "elicitation"]
+    async with serve_remote(server.url, "asker", plugins=plugins, client=client, cwd=tmp_path) as agent:
+        sid = await agent.start()
+        assert 'resumed with "production"' in await agent.reply(sid, "options")
+        [question] = client.questions
+        assert question.message == "Which environment should I deploy to?"
+
+
+async def test_a_server_graphs_question_without_forms_is_answered_by_the_next_prompt(
+    server: LangGraphDevServer, tmp_path: Path
+) -> None:
+    plugins = [*PLUGINS, "elicitation"]
+    async with serve_remote(server.url, "asker", plugins=plugins, client=RecordingClient(), cwd=tmp_path) as agent:
+        sid = await agent.start()
+        text = await agent.reply(sid, "options")
+        assert "2. production" in text and "resumed with" not in text
+        assert 'resumed with "production"' in await agent.reply(sid, "2")

@@ -57,10 +57,12 @@ class RemoteRunError(RuntimeError):
 
 @dataclass
 class StateSnapshot:
-    """The part of a thread's state langacp reads: its values, messages as LangChain messages."""
+    """The part of a thread's state langacp reads: its values, messages as LangChain messages, and the
+    interrupts it is paused on (a question waiting for the user)."""
 
     values: dict[str, Any] = field(default_factory=dict)
     next: tuple[str, ...] = ()
+    interrupts: tuple[Any, ...] = ()
 
 
 _MESSAGE_CLASSES: dict[str, Any] | None = None
@@ -278,7 +280,9 @@ class RemoteGraph:
         converted = dict(values)
         if isinstance(converted.get("messages"), list):
             converted["messages"] = [to_message(m) for m in converted["messages"]]
-        return StateSnapshot(values=converted, next=tuple(state.get("next") or ()))
+        pending = [i for task in state.get("tasks") or () for i in (task.get("interrupts") or ())]
+        interrupts = tuple(_to_interrupt(i) for i in pending)
+        return StateSnapshot(values=converted, next=tuple(state.get("next") or ()), interrupts=interrupts)
 
     async def aupdate_state(self, config: Mapping[str, Any], values: Any, as_node: str | None = None) -> None:
         """Write ``values`` to the thread as if node ``as_node`` had returned them."""
