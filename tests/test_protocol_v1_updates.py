@@ -99,3 +99,62 @@ async def test_protocol_v1_plain_client_gets_nothing_gated(schema: Schema, tmp_p
     said = [u["content"].get("text", "") for u in live if u["sessionUpdate"] == "agent_message_chunk"]
     assert any("configuration not applied" in text for text in said), "the old way: a message"
     assert all(u.get("messageId") for u in live if u["sessionUpdate"].endswith("_chunk")), "messageId is ungated in v1"
+
+
+SUMMARIZING_AGENT = """
+from langchain.agents.middleware import SummarizationMiddleware
+from langchain_core.runnables import RunnableLambda
+
+from langacp.testing.agent import TOOLS, make_model
+
+
+def agent(setup):
+    summarize = SummarizationMiddleware(
+        make_model(),
+        summarizer=RunnableLambda(lambda _: "The user added numbers."),
+        trigger=("messages", 7),
+        keep=("messages", 3),
+    )
+    return setup.create_agent(make_model(), tools=TOOLS, middleware=[summarize])
+"""
+SUMMARY = "Here is a summary of the conversation to date:\n\nThe user added numbers."
+
+
+async def summarized_session(
+    schema: Schema, tmp_path: Path, capabilities: dict[str, Any]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Two tool turns, the second summarizing the first: (the second turn's updates, session/load's)."""
+    (tmp_path / "summarizing_agent.py").write_text(SUMMARIZING_AGENT)
+    env = {"PYTHONPATH": str(tmp_path)}
+    store = ["--store", f"sqlite:///{tmp_path / 'sessions.db'}"]
+    async with pipe_agent("summarizing_agent:agent", tmp_path, env=env, args=store) as agent:
+        sid = await open_session(agent, capabilities, tmp_path)
+        await prompt(agent, 2, sid, 'tool add {"a": 1, "b": 2}')
+        agent.notifications.clear()
+        await prompt(agent, 3, sid, 'tool add {"a": 3, "b": 4}')
+        live = validated(schema, agent)
+    async with pipe_agent("summarizing_agent:agent", tmp_path, env=env, args=store) as agent:
+        await agent.request(0, "initialize", {"protocolVersion": 1, "clientCapabilities": capabilities})
+        reply = await agent.request(1, "session/load", {"sessionId": sid, "cwd": str(tmp_path), "mcpServers": []})
+        assert "result" in reply, reply
+        replayed = validated(schema, agent)
+    return live, replayed
+
+
+async def test_protocol_v1_compaction_to_a_capable_client(schema: Schema, tmp_path: Path) -> None:
+    live, replayed = await summarized_session(schema, tmp_path, CAPABLE)
+    compactions = [u for u in live if u["sessionUpdate"] == "compaction_update"]
+    assert [c["status"] for c in compactions] == ["in_progress", "completed"]
+    assert compactions[0]["compactionId"] == compactions[1]["compactionId"]
+    assert compactions[1]["summary"] == [{"type": "text", "text": SUMMARY}]
+    assert not [u for u in live if u["sessionUpdate"] == "agent_thought_chunk"], "the summary is not a thought"
+    loaded = [u for u in replayed if u["sessionUpdate"] == "compaction_update"]
+    assert [(c["status"], c["summary"]) for c in loaded] == [("completed", [{"type": "text", "text": SUMMARY}])]
+
+
+async def test_protocol_v1_no_compaction_to_a_plain_client(schema: Schema, tmp_path: Path) -> None:
+    live, replayed = await summarized_session(schema, tmp_path, PLAIN)
+    for updates in (live, replayed):
+        assert not [u for u in updates if u["sessionUpdate"] in GATED]
+        thoughts = [u["content"]["text"] for u in updates if u["sessionUpdate"] == "agent_thought_chunk"]
+        assert thoughts == [SUMMARY]

@@ -46,14 +46,14 @@ def test_enabling_a_plugin_that_is_not_installed_exits_2_with_one_line(command: 
 def test_a_plugin_is_enabled_with_dash_or_underscore(spelling: str) -> None:
     done = langacp("plugins", "--json", "-p", spelling)
     assert done.returncode == 0, done.stderr
-    records = {r["name"]: r["status"] for r in json.loads(done.stdout)}
+    records = {r["name"]: r["status"] for r in json.loads(done.stdout)["plugins"]}
     assert records["dash-plug"] == "loaded"
 
 
 def test_naming_a_builtin_plugin_to_enable_is_allowed() -> None:
     done = langacp("plugins", "--json", "-p", "langacp.default.tools")
     assert done.returncode == 0, done.stderr
-    assert {r["name"]: r["status"] for r in json.loads(done.stdout)}["langacp.default.tools"] == "builtin"
+    assert {r["name"]: r["status"] for r in json.loads(done.stdout)["plugins"]}["langacp.default.tools"] == "builtin"
 
 
 def test_the_manager_raises_for_an_unknown_enabled_name(monkeypatch: pytest.MonkeyPatch) -> None:

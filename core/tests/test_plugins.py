@@ -36,7 +36,7 @@ def plugins_json(*args: str, **env_kw: object) -> tuple[dict[str, dict[str, obje
         check=True,
         timeout=60,
     )
-    return {r["name"]: r for r in json.loads(out.stdout)}, out.stderr
+    return {r["name"]: r for r in json.loads(out.stdout)["plugins"]}, out.stderr
 
 
 def latest(agent: Running, sid: str, field: str) -> object:

@@ -130,7 +130,7 @@ def test_dist_install_the_all_extra_installs_every_plugin(dist_dir: Path, home: 
     )
     listed = json.loads(
         subprocess.run([langacp_bin, "plugins", "--json"], capture_output=True, text=True, env=home, check=True).stdout
-    )
+    )["plugins"]
     loaded = {r["distribution"] for r in listed if r["status"] == "loaded"}
     freeze = subprocess.run(
         [UV, "pip", "list", "--python", str(venv / "bin/python"), "--format", "json"],

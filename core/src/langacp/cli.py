@@ -409,7 +409,9 @@ def _list_plugins(blocked: set[str], enabled: set[str], *, as_json: bool) -> int
     plugins = load_plugins(blocked=blocked, enabled=enabled)
     records = [r.as_dict() for r in [*plugins.records, *driver_records()]]
     if as_json:
-        json.dump(records, sys.stdout, indent=2)
+        from langacp.protocol import protocol_report
+
+        json.dump({"protocol": protocol_report(), "plugins": records}, sys.stdout, indent=2)
         sys.stdout.write("\n")
         return 0
     group = None

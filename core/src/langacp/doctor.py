@@ -64,6 +64,7 @@ def run_check(args: argparse.Namespace, blocked: set[str], enabled: set[str]) ->
     report = Report()
     _python(report)
     _packages(report)
+    _protocol(report)
     plugins = _plugins(report, blocked, enabled)
     report.add(check_numbers(recursion_limit=args.recursion_limit), "numeric options in range")
     model = args.model or os.environ.get(MODEL_ENV)
@@ -127,6 +128,13 @@ def _packages(report: Report) -> None:
         except PackageNotFoundError:
             report.problem(Problem(f"package {name} is not installed", f"pip install {name}"))
     report.ok(", ".join(found))
+
+
+def _protocol(report: Report) -> None:
+    from langacp.protocol import protocol_report
+
+    protocol = protocol_report()
+    report.ok(f"ACP protocol version {protocol['protocolVersion']}; optional: {', '.join(protocol['optional'])}")
 
 
 def _plugins(report: Report, blocked: set[str], enabled: set[str]) -> Plugins:

@@ -20,7 +20,7 @@ def test_discovered_through_its_entry_point() -> None:
     listed = subprocess.run(
         [sys.executable, "-m", "langacp.cli", "plugins", "--json"], capture_output=True, text=True, check=True
     )
-    [record] = [r for r in json.loads(listed.stdout) if r["name"] == "client-tools"]
+    [record] = [r for r in json.loads(listed.stdout)["plugins"] if r["name"] == "client-tools"]
     assert record["status"] == "loaded"
     assert record["distribution"] == "langacp-client-tools"
     assert {"langacp_session_tools", "langacp_session_closed", "langacp_system_prompt"} <= set(record["hooks"])

@@ -20,12 +20,29 @@ if TYPE_CHECKING:
 __all__ = ["human_updates", "message_blocks", "notification_updates"]
 
 
-def notification_updates(plugins: Plugins, session: SessionContext, message: HumanMessage) -> list[Any]:
+def notification_updates(
+    plugins: Plugins, session: SessionContext, message: HumanMessage, compaction_id: str | None = None
+) -> list[Any]:
     """The updates showing a human message the harness added (a summary, a background task's news): the
-    agent's thought, never the user's words. Live (:class:`~langacp.bridge.turn.TurnReporter`) and replayed alike."""
-    from acp import update_agent_thought
+    agent's thought, never the user's words. Live (:class:`~langacp.bridge.turn.TurnReporter`) and replayed alike.
 
-    return human_updates(plugins, session, message, update_agent_thought, others=True)
+    ``SummarizationMiddleware``'s summary, to a client that advertised ``session.compaction``, is a
+    ``compaction_update`` ``completed`` with the summary instead (id ``compaction_id``, else the
+    message's own id).
+    """
+    from acp import update_agent_thought
+    from langchain_core.messages import get_notification_metadata
+
+    from langacp.protocol import client_compaction, compaction_update
+
+    thoughts = human_updates(plugins, session, message, update_agent_thought, others=True)
+    metadata = get_notification_metadata(message)
+    if metadata is None or metadata["source"] != "summarization" or not client_compaction(session.client_capabilities):
+        return thoughts
+    summary = [u.content for u in thoughts if getattr(u, "session_update", None) == "agent_thought_chunk"]
+    others = [u for u in thoughts if getattr(u, "session_update", None) != "agent_thought_chunk"]
+    identifier = compaction_id or message.id or f"compaction-{id(message)}"
+    return [compaction_update(identifier, "completed", summary=summary), *others]
 
 
 def human_updates(

@@ -15,9 +15,11 @@ from typing import TYPE_CHECKING, Any, cast
 from langchain_core.messages import AIMessage, RemoveMessage, ToolMessage
 from langchain_core.runnables.config import RunnableConfig, merge_configs
 
+from langacp.bridge.compaction import CompactionStarts, summarizes
 from langacp.bridge.tool_starts import ToolStarts
 from langacp.bridge.turn import TurnReporter
 from langacp.compat.langgraph import INTERRUPT_KEY, overwritten
+from langacp.protocol import client_compaction
 from langacp.types import SessionContext, TurnOutcome, TurnPaused
 
 if TYPE_CHECKING:
@@ -64,8 +66,11 @@ class TurnRunner(TurnReporter):
         plugin takes it.
         """
         self.outcome = outcome
-        if not self.guarded:
-            config = dict(merge_configs(cast("RunnableConfig", config), {"callbacks": [ToolStarts(self)]}))
+        handlers: list[Any] = [] if self.guarded else [ToolStarts(self)]
+        if summarizes(self.graph) and client_compaction(self.session.client_capabilities):
+            handlers.append(CompactionStarts(self))
+        if handlers:
+            config = dict(merge_configs(cast("RunnableConfig", config), {"callbacks": handlers}))
         if pending:
             self.paused_on = list(pending)
             answered = await self._answered(self.plugins.resume_interrupt(self.session, pending, prompt))

@@ -67,6 +67,8 @@ class TurnReporter:
         self.partial_node: str | None = None
         self._model_messages: set[str] = set()
         self._anonymous: str | None = None
+        self._compaction: str | None = None
+        """The id of the compaction reported ``in_progress`` and not finished yet."""
 
     # -- model output ----------------------------------------------------------------------------
 
@@ -77,7 +79,8 @@ class TurnReporter:
                 self.finish_tool(message)
             elif isinstance(message, HumanMessage) and get_notification_metadata(message) is not None:
                 # a summary: shown as session/load shows it
-                for update in notification_updates(self.plugins, self.session, message):
+                compaction, self._compaction = self._compaction, None
+                for update in notification_updates(self.plugins, self.session, message, compaction):
                     self.sink.put(update, message.id)
             return
         node = metadata.get("langgraph_node")
@@ -116,6 +119,22 @@ class TurnReporter:
         if self._anonymous is None:
             self._anonymous = new_message_id()
         return self._anonymous
+
+    def compaction_started(self) -> None:
+        """A summary of the history starts being made: ``compaction_update`` ``in_progress`` (if shown)."""
+        from langacp.protocol import client_compaction, compaction_update
+
+        if self._compaction is None and client_compaction(self.session.client_capabilities):
+            self._compaction = new_message_id().replace("langacp-", "compaction-")
+            self.sink.put(compaction_update(self._compaction, "in_progress"))
+
+    def compaction_failed(self, error: str) -> None:
+        """Making the summary raised: the compaction reported ``in_progress`` is ``failed``."""
+        from langacp.protocol import compaction_update
+
+        if self._compaction is not None:
+            self.sink.put(compaction_update(self._compaction, "failed", error=error[:500]))
+            self._compaction = None
 
     def say(self, text: str) -> None:
         """Send ``text`` to the user as agent message text."""
@@ -261,8 +280,14 @@ class TurnReporter:
             self.sink.put(update)
 
     def close_open_tools(self, reason: str) -> None:
-        """Mark every tool call still pending or running as failed (cancel, error)."""
+        """Mark every tool call still pending or running as failed (cancel, error), and a compaction ``cancelled``."""
         from acp import text_block, tool_content, update_tool_call
+
+        if self._compaction is not None:
+            from langacp.protocol import compaction_update
+
+            self.sink.put(compaction_update(self._compaction, "cancelled", error=reason[:500]))
+            self._compaction = None
 
         for call_id, state in self.tools.items():
             if state.status not in ("completed", "failed"):

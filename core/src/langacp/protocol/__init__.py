@@ -40,6 +40,7 @@ __all__ = [
     "client_boolean_options",
     "client_compaction",
     "client_notices",
+    "compaction_update",
     "protocol_report",
     "send_update",
     "start_tool_call",
@@ -82,3 +83,15 @@ def start_tool_call(tool_call_id: str, title: str, *, name: str | None, **fields
 
     start = sdk_start_tool_call(tool_call_id, title, **fields)
     return NamedToolCallStart(**dict(start), name=name)
+
+
+def compaction_update(
+    compaction_id: str, status: str, *, summary: list[Any] | None = None, error: str | None = None
+) -> CompactionUpdate:
+    """A ``compaction_update`` (``summary``: content blocks; only to a client with ``session.compaction``)."""
+    fields: dict[str, Any] = {"compactionId": compaction_id, "status": status}
+    if summary is not None:
+        fields["summary"] = summary
+    if error is not None:
+        fields["error"] = error
+    return CompactionUpdate.model_validate(fields)

@@ -35,7 +35,7 @@ def test_installed_by_one_pip_command_it_is_found_and_conforms(tmp_path: Path) -
         check=True,
         timeout=120,
     )
-    [record] = [r for r in json.loads(listed.stdout) if r["name"] == "example_kinds"]
+    [record] = [r for r in json.loads(listed.stdout)["plugins"] if r["name"] == "example_kinds"]
     assert (record["status"], record["hooks"]) == ("loaded", ["langacp_permission_rules", "langacp_tool_kind"])
     located = subprocess.run(
         [sys.executable, "-c", "import langacp_example_kinds as m; print(m.__file__)"],
