@@ -50,6 +50,7 @@ def test_compat_langgraph_constants() -> None:
 
     assert langgraph.PUSH == _constants.PUSH
     assert langgraph.INTERRUPT_KEY == _constants.INTERRUPT
+    assert langgraph.TASKS_CHANNEL == _constants.TASKS
 
 
 def test_compat_langgraph_task_nesting() -> None:

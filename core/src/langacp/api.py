@@ -8,6 +8,7 @@ lists each name; a test keeps the two in step. Cheap to import: no LangChain, no
 from __future__ import annotations
 
 from langacp import __version__ as __version__
+from langacp.compat.langgraph import TASKS_CHANNEL
 from langacp.config import (
     PROJECT_FILE,
     ConfigError,
@@ -64,6 +65,7 @@ __all__ = [
     "KIND_RISK",
     "LEASE_SCHEMA",
     "PROJECT_FILE",
+    "TASKS_CHANNEL",
     "Compaction",
     "ConfigError",
     "ConfigFileError",

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["INTERRUPT_KEY", "PUSH", "overwritten", "own_graph_task"]
+__all__ = ["INTERRUPT_KEY", "PUSH", "TASKS_CHANNEL", "overwritten", "own_graph_task"]
 
 PUSH = "__pregel_push"
 """The first item of a ``@task`` call's ``langgraph_path`` (``langgraph._internal._constants.PUSH``)."""
+
+TASKS_CHANNEL = "__pregel_tasks"
+"""The channel of pending ``Send`` s in a checkpoint's writes (``langgraph._internal._constants.TASKS``)."""
 
 INTERRUPT_KEY = "__interrupt__"
 """The key of a run's pending interrupts in an ``updates`` stream item and in a graph's returned state."""

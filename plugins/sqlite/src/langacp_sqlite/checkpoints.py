@@ -24,13 +24,15 @@ from typing import Any
 
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
+from langacp.api import TASKS_CHANNEL
+
 __all__ = ["PruningSaver", "compact", "uses_delta"]
 
 log = logging.getLogger("langacp.sqlite")
 
 DELTA_MARKERS = ("counters_since_delta_snapshot", "delta_writes_versioned")
 """Metadata keys LangGraph writes for a thread whose graph uses a ``DeltaChannel``."""
-TASKS = "__pregel_tasks"
+TASKS = TASKS_CHANNEL
 """The channel of pending ``Send``s, read from the parent by checkpoints older than format 4."""
 
 _OLDER_WRITES = "DELETE FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id < ?"
