@@ -252,6 +252,9 @@ def serve(
         code = loop.run_until_complete(_run(agent, protocol_fd))
     except KeyboardInterrupt:
         pass
+    from langacp import tracing
+
+    tracing.flush()  # os._exit skips LangSmith's own clean-up
     logging.shutdown()
     sys.stderr.flush()
     os._exit(code)

@@ -35,7 +35,7 @@ from acp.schema import (
     SetSessionModeResponse,
 )
 
-from langacp import protocol
+from langacp import protocol, tracing
 from langacp.agent import handshake
 from langacp.agent.loader import Loader
 from langacp.agent.prompting import DEFAULT_RECURSION_LIMIT, PromptMethods, one_line
@@ -214,8 +214,13 @@ class LangacpAgent:
     # -- prompt and cancel ---------------------------------------------------------------------
 
     @serving("session/prompt")
-    async def prompt(self, session_id: str, prompt: list[Any], **_: Any) -> PromptResponse:
-        return await self._prompts.prompt(session_id, prompt)
+    async def prompt(
+        self, session_id: str, prompt: list[Any], traceparent: object = None, tracestate: object = None, **_: Any
+    ) -> PromptResponse:
+        # ``traceparent`` / ``tracestate`` come from the request's ``_meta`` (the SDK merges its keys
+        # into the keyword arguments): checked strictly, a malformed one is ignored.
+        trace = tracing.trace_parent(traceparent, tracestate)
+        return await self._prompts.prompt(session_id, prompt, trace)
 
     async def cancel(self, session_id: str, **_: Any) -> None:
         self._prompts.cancel(session_id)

@@ -12,6 +12,7 @@ from acp.schema import PromptResponse
 
 from langacp.agent.registry import Session, SessionRegistry
 from langacp.operations import caused_by_cancel, prompt_response
+from langacp.tracing import TraceParent, joined
 from langacp.types import TurnOutcome
 
 __all__ = ["PromptMethods", "one_line"]
@@ -45,7 +46,7 @@ class PromptMethods:
         self._waiting: dict[str, set[_Waiting]] = {}
         """Per session, the prompts waiting for their turn to start (behind a load of the session)."""
 
-    async def prompt(self, session_id: str, prompt: list[Any]) -> PromptResponse:
+    async def prompt(self, session_id: str, prompt: list[Any], trace: TraceParent | None = None) -> PromptResponse:
         # After a load (resume, close) of the session that arrived first; the turn runs without the lock.
         waiting = _Waiting()
         self._waiting.setdefault(session_id, set()).add(waiting)
@@ -61,7 +62,9 @@ class PromptMethods:
                     raise RequestError.internal_error({"details": "the agent is shutting down"})
                 session.cancel_requested, session.started = waiting.cancelled, False
                 session.ids.new_turn()
-                session.turn = asyncio.get_running_loop().create_task(self._turn(session, prompt), name="langacp.turn")
+                session.turn = asyncio.get_running_loop().create_task(
+                    self._turn(session, prompt, trace), name="langacp.turn"
+                )
         finally:
             self._waited(session_id, waiting)
         try:
@@ -86,13 +89,14 @@ class PromptMethods:
             if not prompts:
                 del self._waiting[session_id]
 
-    async def _turn(self, session: Session, prompt: list[Any]) -> PromptResponse:
+    async def _turn(self, session: Session, prompt: list[Any], trace: TraceParent | None = None) -> PromptResponse:
         if not prompt:
             raise RequestError.invalid_params({"details": "the prompt is empty"})
         command = await self._slash_command(session, prompt)
         if command is not None:
             return command
-        return await self._run_graph(session, prompt)
+        with joined(trace):  # the client's trace context, if any, parents what the turn traces
+            return await self._run_graph(session, prompt)
 
     async def _run_graph(self, session: Session, prompt: list[Any]) -> PromptResponse:
         from langchain_core.messages import HumanMessage
