@@ -1,8 +1,10 @@
-"""Session config options: mode (category ``mode``), model (``model``), thought level (``thought_level``).
+"""Session config options: mode (category ``mode``), model (``model``), thought level (``thought_level``),
+auto-accept edits (an on/off option).
 
 The model option is offered when the user configured model choices; the thought-level option
 only while the chosen model declares ``thought_levels`` (langacp cannot ask a model which
-levels it supports, so the configuration says).
+levels it supports, so the configuration says); auto-accept edits only to a client that
+advertised ``session.configOptions.boolean`` (the others get exactly the options above).
 """
 
 from __future__ import annotations
@@ -13,8 +15,11 @@ from langacp.api import SessionContext
 from langacp_modes.session import (
     DEFAULT_MODEL,
     DEFAULT_THOUGHT,
+    auto_accept_edits,
+    booleans_offered,
     chosen_model,
     current_mode,
+    set_auto_accept_edits,
     set_model,
     set_thought_level,
     state_of,
@@ -22,8 +27,17 @@ from langacp_modes.session import (
     thought_level,
 )
 
-__all__ = ["MODEL_OPTION", "MODE_OPTION", "THOUGHT_OPTION", "config_options", "mode_state", "set_option"]
+__all__ = [
+    "AUTO_ACCEPT_OPTION",
+    "MODEL_OPTION",
+    "MODE_OPTION",
+    "THOUGHT_OPTION",
+    "config_options",
+    "mode_state",
+    "set_option",
+]
 
+AUTO_ACCEPT_OPTION = "auto_accept_edits"
 MODE_OPTION = "mode"
 MODEL_OPTION = "model"
 THOUGHT_OPTION = "thought_level"
@@ -44,6 +58,7 @@ def config_options(session: SessionContext) -> list[Any]:
         choice.id if choice is not None else None,
         thought_level(session) if choice is not None and choice.thought_levels else None,
         state.agent_model_name if state.config.models else None,
+        auto_accept_edits(session) if booleans_offered(session) else None,
     )
     views = state.config.views
     found = views.get(key)
@@ -111,6 +126,18 @@ def _build_options(session: SessionContext) -> list[Any]:
                     ],
                 )
             )
+    if booleans_offered(session):
+        from acp.schema import SessionConfigOptionBoolean
+
+        options.append(
+            SessionConfigOptionBoolean(
+                type="boolean",
+                id=AUTO_ACCEPT_OPTION,
+                name="Auto-accept edits",
+                description="Edits run without asking in a mode that would ask; a deny rule still denies",
+                current_value=auto_accept_edits(session),
+            )
+        )
     return options
 
 
@@ -140,4 +167,9 @@ def set_option(session: SessionContext, config_id: str, value: str | bool) -> bo
         return isinstance(value, str) and set_model(session, value)
     if config_id == THOUGHT_OPTION:
         return isinstance(value, str) and set_thought_level(session, value)
+    if config_id == AUTO_ACCEPT_OPTION and booleans_offered(session):
+        if not isinstance(value, bool):
+            return False
+        set_auto_accept_edits(session, value)
+        return True
     return None

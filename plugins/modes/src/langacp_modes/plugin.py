@@ -11,7 +11,7 @@ from typing import Any
 from langacp.api import PermissionRule, PermissionVerdict, SessionContext, ToolCallInfo, hookimpl
 from langacp_modes import options
 from langacp_modes.mode import BASE_RULES, decide
-from langacp_modes.session import current_mode, open_session, state_of, switch_mode
+from langacp_modes.session import auto_accept_edits, current_mode, open_session, state_of, switch_mode
 from langacp_modes.switch_tool import SWITCH_TOOL, ask_to_switch, make_switch_tool, refusal
 
 log = logging.getLogger("langacp_modes")
@@ -96,6 +96,9 @@ def langacp_permission_rules(call: ToolCallInfo, kind: str, session: SessionCont
     if not mode.permits(call.name, kind):
         return [PermissionRule("deny", reason=mode.refusal(call.name, kind), source=source)]
     decision = decide(mode.rules, call.name, kind, default=None)
+    if kind == "edit" and decision in (None, "ask") and auto_accept_edits(session):
+        # The user's own switch (a client's on/off option): an allow rule, so any ask or deny rule still wins.
+        return [PermissionRule("allow", source=f"{source}, auto-accept edits")]
     return [PermissionRule(decision, source=source)] if decision is not None else []
 
 

@@ -17,7 +17,10 @@ from langacp_modes.mode import Mode
 __all__ = [
     "DEFAULT_MODEL",
     "ModesState",
+    "auto_accept_edits",
+    "booleans_offered",
     "current_mode",
+    "set_auto_accept_edits",
     "set_model",
     "set_thought_level",
     "state_of",
@@ -54,6 +57,8 @@ class ModesData:
     model: str | None = None
     """The chosen model's id (``None``: the agent's own model)."""
     thought_level: str | None = None
+    auto_accept_edits: bool = False
+    """Edits run without asking in a mode that would ask (the boolean option, for clients that take one)."""
 
 
 def state_of(session: SessionContext) -> ModesState:
@@ -137,6 +142,21 @@ def model_for(session: SessionContext) -> Any | None:
     if choice.id not in state.models and not set_model(session, choice.id):
         return None
     return state.models[choice.id]
+
+
+def booleans_offered(session: SessionContext) -> bool:
+    """The client advertised ``session.configOptions.boolean``: on/off options may be offered to it."""
+    caps = getattr(session.client_capabilities, "session", None)
+    return getattr(getattr(caps, "config_options", None), "boolean", None) is not None
+
+
+def auto_accept_edits(session: SessionContext) -> bool:
+    """Edits run without asking where the mode would ask (only ever set by a client that takes on/off options)."""
+    return _data(session).auto_accept_edits
+
+
+def set_auto_accept_edits(session: SessionContext, on: bool) -> None:
+    _data(session).auto_accept_edits = on
 
 
 def thought_level(session: SessionContext) -> str:
