@@ -28,6 +28,11 @@ def install_ts_client(directory: Path) -> list[str]:
     return _install(CLIENT_SOURCE, "client.mjs", directory)
 
 
+def install_ts_updates_client(directory: Path) -> list[str]:
+    """Copy the update-recording client into ``directory``, ``npm install`` its SDK there; the command that runs it."""
+    return _install(CLIENT_SOURCE, "updates.mjs", directory)
+
+
 def _install(source: Path, script: str, directory: Path) -> list[str]:
     node, npm = shutil.which("node"), shutil.which("npm")
     if node is None or npm is None:
