@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Protocol, TypeVar, Union, get_args, get_origin, get_type_hints
+from typing import Annotated, Any, Literal, Protocol, TypeVar, Union, get_args, get_origin, get_type_hints
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
 from pydantic_core import PydanticCustomError
@@ -80,7 +80,7 @@ def _strings(value: Any) -> Any:
     return tuple(value)
 
 
-Decision = Annotated[str, BeforeValidator(_decision)]
+Decision = Annotated[Literal["allow", "ask", "deny"], BeforeValidator(_decision)]
 """``"allow"``, ``"ask"`` or ``"deny"`` (a typo says which one was meant)."""
 Strings = Annotated[tuple[str, ...], BeforeValidator(_strings)]
 """A list of strings (read as a tuple)."""

@@ -17,7 +17,10 @@ from __future__ import annotations
 
 import logging
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from langacp_stop_reasons.table import StopReasonsTable
 
 from langacp.api import SessionContext, TurnOutcome, hookimpl, layers_for
 from langacp_stop_reasons.errors import classify
@@ -32,7 +35,7 @@ MAX_MODEL_CALLS_ENV = "LANGACP_MAX_MODEL_CALLS"
 IF_INVALID = "the default limit (50 model calls per prompt) applies"
 
 
-def _table(session: SessionContext, *, project: bool) -> Any:
+def _table(session: SessionContext, *, project: bool) -> StopReasonsTable:
     from langacp.api import ConfigError, read_table
     from langacp_stop_reasons.table import StopReasonsTable
 
