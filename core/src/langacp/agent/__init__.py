@@ -17,9 +17,11 @@ hands over to the part that does the work:
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import contextvars
 import functools
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from acp import RequestError
@@ -77,6 +79,15 @@ def serving(method: str) -> Callable[[F], F]:
     return decorate
 
 
+@contextlib.contextmanager
+def _set(var: contextvars.ContextVar[Any], value: Any) -> Iterator[None]:
+    token = var.set(value)
+    try:
+        yield
+    finally:
+        var.reset(token)
+
+
 class LangacpAgent:
     """Serves a LangGraph target over ACP. One instance per connection."""
 
@@ -114,6 +125,13 @@ class LangacpAgent:
             update = session.ids.outgoing(update)
         await protocol.send_update(self.client, session_id, update)
 
+    def _client_system_prompt(self, system_prompt: Any) -> contextlib.AbstractContextManager[None]:
+        """The client's unstable ``systemPrompt`` for the session being opened (only from a client
+        that speaks the unstable schema, the only one told it may send one); -32602 if unusable."""
+        if system_prompt is None or not self._prompts.unstable:
+            return contextlib.nullcontext()
+        return _set(protocol.CLIENT_SYSTEM_PROMPT, protocol.system_prompt_text(system_prompt) or None)
+
     # -- initialize / authenticate -------------------------------------------------------------
 
     @serving("initialize")
@@ -149,9 +167,11 @@ class LangacpAgent:
         cwd: str,
         additional_directories: list[str] | None = None,
         mcp_servers: list[Any] | None = None,
+        system_prompt: Any = None,
         **_: Any,
     ) -> NewSessionResponse:
-        return await self._sessions.new(cwd, additional_directories, mcp_servers)
+        with self._client_system_prompt(system_prompt):
+            return await self._sessions.new(cwd, additional_directories, mcp_servers)
 
     @serving("session/load")
     async def load_session(
@@ -160,9 +180,11 @@ class LangacpAgent:
         session_id: str,
         mcp_servers: list[Any] | None = None,
         additional_directories: list[str] | None = None,
+        system_prompt: Any = None,
         **_: Any,
     ) -> LoadSessionResponse:
-        return await self._sessions.load(cwd, session_id, mcp_servers, additional_directories)
+        with self._client_system_prompt(system_prompt):
+            return await self._sessions.load(cwd, session_id, mcp_servers, additional_directories)
 
     @serving("session/resume")
     async def resume_session(
@@ -171,9 +193,11 @@ class LangacpAgent:
         cwd: str,
         additional_directories: list[str] | None = None,
         mcp_servers: list[Any] | None = None,
+        system_prompt: Any = None,
         **_: Any,
     ) -> ResumeSessionResponse:
-        return await self._sessions.resume(session_id, cwd, additional_directories, mcp_servers)
+        with self._client_system_prompt(system_prompt):
+            return await self._sessions.resume(session_id, cwd, additional_directories, mcp_servers)
 
     @serving("session/fork")
     async def fork_session(

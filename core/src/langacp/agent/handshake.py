@@ -58,13 +58,16 @@ def initialize_response(
 ) -> InitializeResponse:
     """What this agent offers: the core's capabilities as the plugins extend them, and their auth methods."""
     from langacp import auth
+    from langacp.protocol.models import AgentCapabilitiesU, InitializeResponseU, SessionCapabilitiesU
+    from langacp.protocol.models import SessionSystemPromptCapabilities as SystemPromptCapabilities
 
     unstable = speaks_unstable(client_capabilities)
-    capabilities = AgentCapabilities(
+
+    offered: dict[str, Any] = dict(
         load_session=load_session,
         prompt_capabilities=PromptCapabilities(image=False, audio=False, embedded_context=True),
         mcp_capabilities=McpCapabilities(http=False, sse=False),
-        session_capabilities=SessionCapabilities(
+        session_capabilities=(SessionCapabilitiesU if unstable else SessionCapabilities)(
             list=SessionListCapabilities(),
             close=SessionCloseCapabilities(),
             resume=SessionResumeCapabilities(),
@@ -74,15 +77,20 @@ def initialize_response(
         ),
         auth=AgentAuthCapabilities(logout=LogoutCapabilities()) if auth.current_key() is not None else None,
     )
+    capabilities = AgentCapabilitiesU(**offered) if unstable else AgentCapabilities(**offered)
+    if isinstance(capabilities.session_capabilities, SessionCapabilitiesU):
+        # Unstable: the client's systemPrompt (append) on session/new, load and resume.
+        capabilities.session_capabilities.system_prompt = SystemPromptCapabilities()
     plugins.agent_capabilities(capabilities)
     terminal = auth.client_runs_terminal_auth(client_capabilities)
     methods = [m for m in plugins.auth_methods() if terminal or getattr(m, "type", None) != "terminal"]
-    return InitializeResponse(
-        protocol_version=PROTOCOL_VERSION,
-        agent_capabilities=capabilities,
-        auth_methods=methods,
-        agent_info=Implementation(name="langacp", title="langacp", version=__version__),
-    )
+    fields: dict[str, Any] = {
+        "protocol_version": PROTOCOL_VERSION,
+        "agent_capabilities": capabilities,
+        "auth_methods": methods,
+        "agent_info": Implementation(name="langacp", title="langacp", version=__version__),
+    }
+    return InitializeResponseU(**fields) if unstable else InitializeResponse(**fields)
 
 
 async def authenticate(plugins: Plugins, method_id: str) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from langacp.default_plugins import auth, content, permissions, tools, trust, turns
+from langacp.default_plugins import auth, client_prompt, content, permissions, tools, trust, turns
 
 DEFAULT_PLUGINS: list[tuple[str, ModuleType]] = [
     ("langacp.default.tools", tools),
@@ -16,5 +16,6 @@ DEFAULT_PLUGINS: list[tuple[str, ModuleType]] = [
     ("langacp.default.turns", turns),
     ("langacp.default.auth", auth),
     ("langacp.default.trust", trust),
+    ("langacp.default.client_prompt", client_prompt),
 ]
 """(name, module) of every built-in plugin, in registration order."""

@@ -11,6 +11,7 @@ When the SDK catches up, this package shrinks.
 
 from __future__ import annotations
 
+import contextvars
 from typing import Any
 
 from langacp.protocol.capabilities import (
@@ -30,6 +31,7 @@ from langacp.protocol.models import (
 )
 
 __all__ = [
+    "CLIENT_SYSTEM_PROMPT",
     "OFFERED",
     "CompactionSummaryChunk",
     "CompactionUpdate",
@@ -44,8 +46,34 @@ __all__ = [
     "protocol_report",
     "send_update",
     "start_tool_call",
+    "system_prompt_text",
     "update_json",
 ]
+
+CLIENT_SYSTEM_PROMPT: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "langacp.client_system_prompt", default=None
+)
+"""While a session is opened: the client's ``systemPrompt`` (``append``) text, which the core's
+``langacp_system_prompt`` adds to the agent's instructions."""
+
+
+def system_prompt_text(system_prompt: Any) -> str:
+    """The text of an unstable ``systemPrompt`` in ``append`` mode; -32602 for anything else.
+
+    ``override`` is not offered (the agent's own instructions are its author's), nor content
+    other than text blocks, nor an empty one: the session is then not opened, as ACP asks.
+    """
+    from acp import RequestError
+
+    mode = getattr(system_prompt, "mode", None)
+    if mode != "append":
+        raise RequestError.invalid_params({"details": f"systemPrompt mode {str(mode)[:40]!r} is not supported"})
+    blocks = getattr(system_prompt, "content", None) or []
+    texts = [b.get("text") for b in blocks]
+    if not blocks or any(b.get("type") != "text" or not isinstance(t, str) for b, t in zip(blocks, texts, strict=True)):
+        raise RequestError.invalid_params({"details": "systemPrompt content must be one or more text blocks"})
+    return "\n\n".join(t for t in texts if isinstance(t, str) and t.strip())
+
 
 _OWN = (ProtocolUpdate, NamedToolCallStart, NamedToolCallProgress)
 

@@ -27,6 +27,7 @@ OFFERED: dict[str, str] = {
     "messageId": "messageId on every user, agent and thought chunk, live and on replay",
     "toolCallName": "name (the tool's programmatic name) on every tool call",
     "traceContext": "_meta.traceparent / tracestate of session/prompt parents the turn's LangSmith run and spans",
+    "systemPrompt": "unstable sessionCapabilities.systemPrompt (append): the client's instructions, through the hook",
     "booleanConfigOptions": "session.configOptions.boolean: on/off config options (langacp-modes: auto-accept edits)",
 }
 """The optional stable v1 features this build sends (to a client that advertises the capability that gates one)."""

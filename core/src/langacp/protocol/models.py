@@ -10,13 +10,19 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from acp.schema import (
+    AgentCapabilities,
     AudioContentBlock,
     ClientCapabilities,
     ClientSessionCapabilities,
     EmbeddedResourceContentBlock,
     ImageContentBlock,
     InitializeRequest,
+    InitializeResponse,
+    LoadSessionRequest,
+    NewSessionRequest,
     ResourceContentBlock,
+    ResumeSessionRequest,
+    SessionCapabilities,
     TextContentBlock,
     ToolCallProgress,
     ToolCallStart,
@@ -132,4 +138,62 @@ class InitializeRequestV1(InitializeRequest):
 
     client_capabilities: ClientCapabilitiesV1 | None = Field(  # type: ignore[assignment]
         default=None, alias="clientCapabilities"
+    )
+
+
+class SystemPrompt(BaseModel):
+    """Unstable ``systemPrompt`` of ``session/new`` / load / resume: the client's instructions."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    mode: str
+    content: list[dict[str, Any]]
+    field_meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+
+
+class NewSessionRequestU(NewSessionRequest):
+    """``session/new`` with the unstable ``systemPrompt`` (the SDK's model drops it)."""
+
+    system_prompt: SystemPrompt | None = Field(default=None, alias="systemPrompt")
+
+
+class LoadSessionRequestU(LoadSessionRequest):
+    """``session/load`` with the unstable ``systemPrompt``."""
+
+    system_prompt: SystemPrompt | None = Field(default=None, alias="systemPrompt")
+
+
+class ResumeSessionRequestU(ResumeSessionRequest):
+    """``session/resume`` with the unstable ``systemPrompt``."""
+
+    system_prompt: SystemPrompt | None = Field(default=None, alias="systemPrompt")
+
+
+class SessionSystemPromptCapabilities(BaseModel):
+    """Unstable ``sessionCapabilities.systemPrompt``: the agent takes a client ``systemPrompt`` (``append``)."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    field_meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+
+
+class SessionCapabilitiesU(SessionCapabilities):
+    """The SDK's ``SessionCapabilities`` with the unstable ``systemPrompt``."""
+
+    system_prompt: SessionSystemPromptCapabilities | None = Field(default=None, alias="systemPrompt")
+
+
+class AgentCapabilitiesU(AgentCapabilities):
+    """The SDK's ``AgentCapabilities`` whose ``sessionCapabilities`` may carry ``systemPrompt``."""
+
+    session_capabilities: SessionCapabilitiesU = Field(  # type: ignore[assignment]
+        default_factory=SessionCapabilitiesU, alias="sessionCapabilities"
+    )
+
+
+class InitializeResponseU(InitializeResponse):
+    """``initialize``'s response with :class:`AgentCapabilitiesU` (to a client that speaks the unstable schema)."""
+
+    agent_capabilities: AgentCapabilitiesU = Field(  # type: ignore[assignment]
+        default_factory=AgentCapabilitiesU, alias="agentCapabilities"
     )

@@ -27,7 +27,7 @@ from acp.router import MessageRouter, Route
 from acp.schema import CancelRequestNotification, DeleteSessionRequest, LogoutRequest
 
 from langacp.compat import sdk
-from langacp.protocol.models import InitializeRequestV1
+from langacp.protocol.models import InitializeRequestV1, LoadSessionRequestU, NewSessionRequestU, ResumeSessionRequestU
 
 __all__ = ["REQUEST_CANCELLED", "install"]
 
@@ -103,6 +103,13 @@ def install(conn: Any, agent: Any) -> None:
         raise TypeError(f"unexpected SDK router {type(router).__name__}: update langacp.compat.sdk")
     if hasattr(agent, "initialize"):
         router.add_route(Route("initialize", _request(InitializeRequestV1, agent.initialize), "request"))
+    for method, model, name in (
+        ("session/new", NewSessionRequestU, "new_session"),
+        ("session/load", LoadSessionRequestU, "load_session"),
+        ("session/resume", ResumeSessionRequestU, "resume_session"),
+    ):
+        if hasattr(agent, name):  # parsed with the unstable systemPrompt, which the SDK's models drop
+            router.add_route(Route(method, _request(model, getattr(agent, name)), "request"))
     if hasattr(agent, "delete_session"):
         router.add_route(Route("session/delete", _request(DeleteSessionRequest, agent.delete_session), "request"))
     if hasattr(agent, "logout"):
