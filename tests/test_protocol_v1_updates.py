@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -158,3 +159,41 @@ async def test_protocol_v1_no_compaction_to_a_plain_client(schema: Schema, tmp_p
         assert not [u for u in updates if u["sessionUpdate"] in GATED]
         thoughts = [u["content"]["text"] for u in updates if u["sessionUpdate"] == "agent_thought_chunk"]
         assert thoughts == [SUMMARY]
+
+
+@pytest.mark.parametrize("capable", [True, False], ids=["notices", "plain"])
+async def test_protocol_v1_mcp_server_not_started(schema: Schema, tmp_path: Path, capable: bool) -> None:
+    """langacp-mcp says an MCP server did not start through the public ``session.notify``."""
+    broken = {"name": "broken", "command": str(tmp_path / "no-such-server"), "args": [], "env": []}
+    async with pipe_agent(TARGET, tmp_path, plugins=["mcp"]) as agent:
+        caps = CAPABLE if capable else PLAIN
+        reply = await agent.request(0, "initialize", {"protocolVersion": 1, "clientCapabilities": caps})
+        assert "result" in reply, reply
+        reply = await agent.request(1, "session/new", {"cwd": str(tmp_path), "mcpServers": [broken]})
+        sid = reply["result"]["sessionId"]
+        await prompt(agent, 2, sid, "echo hi")
+        updates = validated(schema, agent)
+    notices = [u for u in updates if u["sessionUpdate"] == "notice"]
+    said = "".join(u["content"].get("text", "") for u in updates if u["sessionUpdate"] == "agent_message_chunk")
+    if capable:
+        assert [n["title"] for n in notices] == ["MCP server not started"] and "broken" in notices[0]["description"]
+        assert "broken" not in said
+    else:
+        assert not notices and "broken" in said
+
+
+@pytest.mark.parametrize("capable", [True, False], ids=["notices", "plain"])
+async def test_protocol_v1_plugin_failed_to_load(schema: Schema, tmp_path: Path, capable: bool) -> None:
+    broken_site = Path(__file__).resolve().parents[1] / "core" / "tests" / "fixtures" / "broken"
+    env = {"PYTHONPATH": os.pathsep.join([str(broken_site), os.environ.get("PYTHONPATH", "")])}
+    async with pipe_agent(TARGET, tmp_path, plugins=["brokenplug"], env=env) as agent:
+        sid = await open_session(agent, CAPABLE if capable else PLAIN, tmp_path)
+        await prompt(agent, 2, sid, "echo hi")  # what follows the session's response has gone out by its end
+        updates = validated(schema, agent)
+    notices = [u for u in updates if u["sessionUpdate"] == "notice"]
+    if capable:
+        assert [(n["severity"], n["title"]) for n in notices] == [
+            ("error", "Plugin brokenplug failed to load and was skipped")
+        ]
+    else:
+        assert not notices

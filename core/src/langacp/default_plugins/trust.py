@@ -6,7 +6,8 @@ each notice (a project file's loosening key, a file that cannot be read) and eac
 that does not validate (``langacp_config_tables``) is logged on stderr once, in one line with
 what it means for the session, and shown in the editor, so the user sees what did not apply and
 why: as an ACP ``notice`` each to a client that advertised ``session.notices``, else as one agent
-message.
+message. A plugin that failed to load is a notice too, to such a client (the others had its
+line on stderr when the process started).
 """
 
 from __future__ import annotations
@@ -27,13 +28,23 @@ log = logging.getLogger("langacp.config")
 
 def _open(session: SessionContext) -> Awaitable[None] | None:
     layers = session.scratch(SessionLayers).layers  # in place already when the core calls the hook
+    broken = _broken_plugins(session)
     if layers is None:
-        return _tell(session)
+        return _tell(session, broken)
     problems = _problems(layers, session)
-    if not problems:
+    if not problems and not broken:
         return None  # nothing to tell: no coroutine, no time limit to set up for every session
     _log(layers, problems)  # now: before the other plugins' hooks run and meet the same problems
-    return _send(session, problems)
+    return _send(session, problems, broken)
+
+
+def _broken_plugins(session: SessionContext) -> list[tuple[str, str]]:
+    """The plugins that failed to load, for a client that shows notices (the others had a line on stderr)."""
+    from langacp.protocol import client_notices
+
+    if session.plugins is None or not client_notices(session.client_capabilities):
+        return []
+    return [(r.name, r.error or "") for r in session.plugins.records if r.status == "broken"]
 
 
 def _problems(layers: ConfigLayers, session: SessionContext) -> list[tuple[str, str]]:
@@ -72,14 +83,16 @@ def _log(layers: ConfigLayers, problems: list[tuple[str, str]]) -> None:
         layers.report(problem, meaning)
 
 
-async def _tell(session: SessionContext) -> None:
+async def _tell(session: SessionContext, broken: list[tuple[str, str]]) -> None:
     layers = await open_layers(session)
     problems = _problems(layers, session)
     _log(layers, problems)
-    await _send(session, problems)
+    await _send(session, problems, broken)
 
 
-async def _send(session: SessionContext, problems: list[tuple[str, str]]) -> None:
+async def _send(session: SessionContext, problems: list[tuple[str, str]], broken: list[tuple[str, str]]) -> None:
+    for name, error in broken:
+        await session.notify("error", f"Plugin {name} failed to load and was skipped", error or None)
     if not problems:
         return
     told = [f"{p}; until it is fixed, {m}" if m else p for p, m in problems]

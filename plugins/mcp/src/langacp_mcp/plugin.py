@@ -109,7 +109,8 @@ async def langacp_session_tools(session: SessionContext) -> list[Any]:
 
 
 async def _tell(session: SessionContext, text: str) -> None:
-    if session.send_update is None:
+    """A notice to a client that shows them (``session.notices``), else an agent message."""
+    if await session.notify("warning", "MCP server not started", text) or session.send_update is None:
         return
     from acp import update_agent_message_text
 
