@@ -214,6 +214,20 @@ class LangacpAgent:
     async def list_sessions(self, cwd: str | None = None, cursor: str | None = None, **_: Any) -> ListSessionsResponse:
         return await self._sessions.list_sessions(cwd, cursor)
 
+    @serving("session/set_title")
+    async def set_session_title(self, session_id: str, title: str, **_: Any) -> dict[str, Any]:
+        """Unstable ``session/set_title`` (routed by :mod:`langacp.protocol.routes`); -32601 to a stable client."""
+        if not self._prompts.unstable:
+            raise RequestError.method_not_found("session/set_title")
+        return {"title": await self._sessions.set_title(session_id, title)}
+
+    @serving("session/status")
+    async def session_status(self, session_id: str, **_: Any) -> dict[str, Any]:
+        """Unstable ``session/status`` (routed by :mod:`langacp.protocol.routes`); -32601 to a stable client."""
+        if not self._prompts.unstable:
+            raise RequestError.method_not_found("session/status")
+        return {"status": await self._sessions.status(session_id)}
+
     @serving("session/close")
     async def close_session(self, session_id: str, **_: Any) -> None:
         await self._sessions.close(session_id)

@@ -81,6 +81,8 @@ def initialize_response(
     if isinstance(capabilities.session_capabilities, SessionCapabilitiesU):
         # Unstable: the client's systemPrompt (append) on session/new, load and resume.
         capabilities.session_capabilities.system_prompt = SystemPromptCapabilities()
+        capabilities.session_capabilities.title = SystemPromptCapabilities()  # session/set_title
+        capabilities.session_capabilities.status = SystemPromptCapabilities()  # session/status
     plugins.agent_capabilities(capabilities)
     terminal = auth.client_runs_terminal_auth(client_capabilities)
     methods = [m for m in plugins.auth_methods() if terminal or getattr(m, "type", None) != "terminal"]

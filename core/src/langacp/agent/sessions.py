@@ -21,7 +21,7 @@ from acp.schema import (
 from langacp.agent.registry import SessionRegistry, check_dirs, unreadable
 from langacp.agent.responses import session_response
 from langacp.session_data import sync_record
-from langacp.stores import InvalidCursor, SessionRecord, StoreError, copy_thread, session_threads
+from langacp.stores import InvalidCursor, SessionRecord, StoreError, copy_thread, now_iso, session_threads
 
 __all__ = ["SessionMethods"]
 
@@ -160,6 +160,30 @@ class SessionMethods:
                 for thread in session_threads(session_id, record or (live.record if live is not None else None)):
                     await checkpointer.adelete_thread(thread)
             await store.delete(session_id)  # type: ignore[attr-defined] # deletable() checked it
+
+    async def status(self, session_id: str) -> str:
+        """``open`` (live in this process) or ``saved`` (stored); -32002 for an unknown id. No side effect."""
+        if session_id in self.registry.live:
+            return "open"
+        await self.registry.stored_record(await self.registry.loader.store(), session_id)
+        return "saved"
+
+    async def set_title(self, session_id: str, title: str) -> str:
+        """Store ``title`` (on one line, at most 256 characters) for a live or stored session; the title stored."""
+        text = " ".join(title.split())[:256]
+        if not text:
+            raise RequestError.invalid_params({"details": "the title is empty"})
+        async with self.registry.one_at_a_time(session_id):
+            live = self.registry.live.get(session_id)
+            if live is not None:
+                live.context.title = text
+                await self.registry.save(live)
+                return text
+            store = await self.registry.loader.store()
+            record = await self.registry.stored_record(store, session_id)
+            record.title, record.updated_at = text, now_iso()
+            await store.put(record)
+        return text
 
     async def close(self, session_id: str) -> None:
         """Close the live session (after a load or resume of it that arrived first has finished)."""

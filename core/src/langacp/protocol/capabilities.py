@@ -28,6 +28,7 @@ OFFERED: dict[str, str] = {
     "toolCallName": "name (the tool's programmatic name) on every tool call",
     "traceContext": "_meta.traceparent / tracestate of session/prompt parents the turn's LangSmith run and spans",
     "systemPrompt": "unstable sessionCapabilities.systemPrompt (append): the client's instructions, through the hook",
+    "sessionTitleStatus": "unstable session/set_title and session/status (sessionCapabilities.title / status)",
     "booleanConfigOptions": "session.configOptions.boolean: on/off config options (langacp-modes: auto-accept edits)",
 }
 """The optional stable v1 features this build sends (to a client that advertises the capability that gates one)."""

@@ -178,9 +178,32 @@ class SessionSystemPromptCapabilities(BaseModel):
 
 
 class SessionCapabilitiesU(SessionCapabilities):
-    """The SDK's ``SessionCapabilities`` with the unstable ``systemPrompt``."""
+    """The SDK's ``SessionCapabilities`` with the unstable ``systemPrompt``, ``title`` and ``status``."""
 
     system_prompt: SessionSystemPromptCapabilities | None = Field(default=None, alias="systemPrompt")
+    title: SessionSystemPromptCapabilities | None = None
+    """``session/set_title`` (its capability object has only ``_meta``, as this one)."""
+    status: SessionSystemPromptCapabilities | None = None
+    """``session/status``."""
+
+
+class SetSessionTitleRequest(BaseModel):
+    """Unstable ``session/set_title``: store ``title`` for a session ``session/list`` would return."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    session_id: str = Field(alias="sessionId")
+    title: str
+    field_meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+
+
+class SessionStatusRequest(BaseModel):
+    """Unstable ``session/status``: whether the agent has the session in memory (``open``) or stored (``saved``)."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    session_id: str = Field(alias="sessionId")
+    field_meta: dict[str, Any] | None = Field(default=None, alias="_meta")
 
 
 class AgentCapabilitiesU(AgentCapabilities):

@@ -27,7 +27,14 @@ from acp.router import MessageRouter, Route
 from acp.schema import CancelRequestNotification, DeleteSessionRequest, LogoutRequest
 
 from langacp.compat import sdk
-from langacp.protocol.models import InitializeRequestV1, LoadSessionRequestU, NewSessionRequestU, ResumeSessionRequestU
+from langacp.protocol.models import (
+    InitializeRequestV1,
+    LoadSessionRequestU,
+    NewSessionRequestU,
+    ResumeSessionRequestU,
+    SessionStatusRequest,
+    SetSessionTitleRequest,
+)
 
 __all__ = ["REQUEST_CANCELLED", "install"]
 
@@ -107,8 +114,10 @@ def install(conn: Any, agent: Any) -> None:
         ("session/new", NewSessionRequestU, "new_session"),
         ("session/load", LoadSessionRequestU, "load_session"),
         ("session/resume", ResumeSessionRequestU, "resume_session"),
+        ("session/set_title", SetSessionTitleRequest, "set_session_title"),  # unstable
+        ("session/status", SessionStatusRequest, "session_status"),  # unstable
     ):
-        if hasattr(agent, name):  # parsed with the unstable systemPrompt, which the SDK's models drop
+        if hasattr(agent, name):  # what the SDK's models drop (systemPrompt) or do not have
             router.add_route(Route(method, _request(model, getattr(agent, name)), "request"))
     if hasattr(agent, "delete_session"):
         router.add_route(Route("session/delete", _request(DeleteSessionRequest, agent.delete_session), "request"))
