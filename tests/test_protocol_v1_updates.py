@@ -197,3 +197,17 @@ async def test_protocol_v1_plugin_failed_to_load(schema: Schema, tmp_path: Path,
         ]
     else:
         assert not notices
+
+
+@pytest.mark.parametrize("capable", [True, False], ids=["notices", "plain"])
+async def test_protocol_v1_tool_left_out_for_a_name_clash(schema: Schema, tmp_path: Path, capable: bool) -> None:
+    site = Path(__file__).resolve().parents[1] / "core" / "tests" / "fixtures" / "site"
+    env = {"PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")]), "LANGACP_TESTPLUG": "clash"}
+    async with pipe_agent(TARGET, tmp_path, plugins=["testplug"], env=env) as agent:
+        sid = await open_session(agent, CAPABLE if capable else PLAIN, tmp_path)
+        await prompt(agent, 2, sid, 'tool add {"a": 5, "b": 2}')
+        updates = validated(schema, agent)
+    notices = [u for u in updates if u["sessionUpdate"] == "notice"]
+    assert [n["title"] for n in notices] == (["Tool add left out"] if capable else [])
+    said = "".join(u["content"].get("text", "") for u in updates if u["sessionUpdate"] == "agent_message_chunk")
+    assert "done: 7" in said  # the agent's own add ran

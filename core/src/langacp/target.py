@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from langacp.hints import closest, import_fix, where_raised
-from langacp.tool_names import merge_tools
+from langacp.tool_names import merge_tools, tell_left_out
 from langacp.types import SessionContext
 
 if TYPE_CHECKING:
@@ -172,6 +172,7 @@ class Target:
             ) from exc
         if not _is_graph(result):
             raise TargetError(f"factory {self.spec} returned {type(result).__name__}, not a compiled graph")
+        await tell_left_out(setup.session)
         return result
 
 

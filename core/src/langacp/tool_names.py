@@ -15,7 +15,7 @@ from typing import Any
 
 from langacp.types import SessionContext
 
-__all__ = ["CHECK_KEY", "LeftOut", "left_out", "merge_tools", "origin_of"]
+__all__ = ["CHECK_KEY", "LeftOut", "left_out", "merge_tools", "origin_of", "tell_left_out"]
 
 log = logging.getLogger("langacp")
 
@@ -93,3 +93,12 @@ def merge_tools(own: Sequence[Any], contributed: Sequence[Any], session: Session
 def left_out(session: SessionContext, tool: Any) -> bool:
     """Whether ``tool`` (a plugin's) was left out of the session's agent because its name was taken."""
     return any(t is tool for t in session.scratch(LeftOut).tools)
+
+
+async def tell_left_out(session: SessionContext) -> None:
+    """A notice per plugin tool :func:`merge_tools` left out of ``session``'s agent, to a client that shows
+    notices (the warning on stderr is the others')."""
+    for tool in session.scratch(LeftOut).tools:
+        name = _name(tool) or "?"
+        text = f"The plugin tool {name!r} (from {origin_of(tool)}) is named like another tool: that one runs."
+        await session.notify("warning", f"Tool {name} left out", text)
