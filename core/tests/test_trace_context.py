@@ -16,6 +16,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+import pytest
 from core_support import RawAgent
 
 from langacp.tracing import trace_parent
@@ -209,3 +210,23 @@ def test_trace_parent_reads_w3c_strictly() -> None:
         TRACEPARENT + "\n",
     ):
         assert trace_parent(bad) is None, bad
+
+
+def test_joined_sets_the_opentelemetry_parent_and_enables_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """In the turn: OpenTelemetry's current span context is the client's; LangSmith tracing stays off."""
+    otel_trace = pytest.importorskip("opentelemetry.trace")
+    from langsmith.utils import tracing_is_enabled
+
+    from langacp.tracing import joined
+
+    for name in ("LANGSMITH_TRACING", "LANGSMITH_TRACING_V2", "LANGCHAIN_TRACING_V2", "LANGCHAIN_TRACING"):
+        monkeypatch.delenv(name, raising=False)
+    parent = trace_parent(TRACEPARENT, "vendor=abc")
+    with joined(parent):
+        context = otel_trace.get_current_span().get_span_context()
+        assert (context.trace_id, context.span_id) == (int(TRACE_ID, 16), int(SPAN_ID, 16))
+        assert context.is_remote and context.trace_state.get("vendor") == "abc"
+        assert not tracing_is_enabled()  # a parent does not switch LangSmith tracing on
+    assert otel_trace.get_current_span().get_span_context().trace_id == 0  # restored after the turn
+    with joined(None):
+        assert otel_trace.get_current_span().get_span_context().trace_id == 0
