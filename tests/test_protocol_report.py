@@ -18,6 +18,10 @@ WORDS = {
     "compaction": "compaction updates",
     "messageId": "message ids",
     "toolCallName": "tool names",
+    "traceContext": "trace context",
+    "booleanConfigOptions": "on/off options",
+    "systemPrompt": "system prompts",
+    "sessionTitleStatus": "session titles and status",
 }
 """How the registry entry's description names each optional feature."""
 
