@@ -20,11 +20,12 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from langacp.client.connection import AcpConnection, AgentExited, AgentNotReady, PromptResult, PromptStream
+    from langacp.client.connection import AcpConnection, AgentExited, AgentNotReady
     from langacp.client.gateway import Gateway, socket_path
     from langacp.client.local import LocalHandler
     from langacp.client.manager import ConnectionManager
     from langacp.client.policy import PermissionPolicy, PermissionRecord, PermissionRequest
+    from langacp.client.prompt_turn import PromptResult, PromptStream
     from langacp.client.recording import RecordingHandler, load_activity
     from langacp.client.router import CallbackRouter
     from langacp.client.testing_client import RecordingClient, spawn_agent, update_text
@@ -34,8 +35,6 @@ _WHERE = {
     "AcpConnection": "connection",
     "AgentExited": "connection",
     "AgentNotReady": "connection",
-    "PromptResult": "connection",
-    "PromptStream": "connection",
     "Gateway": "gateway",
     "socket_path": "gateway",
     "LocalHandler": "local",
@@ -43,6 +42,8 @@ _WHERE = {
     "PermissionPolicy": "policy",
     "PermissionRecord": "policy",
     "PermissionRequest": "policy",
+    "PromptResult": "prompt_turn",
+    "PromptStream": "prompt_turn",
     "RecordingHandler": "recording",
     "load_activity": "recording",
     "CallbackRouter": "router",

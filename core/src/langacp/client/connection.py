@@ -18,12 +18,12 @@ import collections
 import contextlib
 import os
 import signal
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from langacp.client.policy import PermissionPolicy
+from langacp.client.prompt_turn import PromptResult, PromptStream, prompt_blocks, prompt_result
 from langacp.client.router import CallbackRouter, Listener
 
 if TYPE_CHECKING:
@@ -36,7 +36,6 @@ if TYPE_CHECKING:
         LoadSessionResponse,
         NewSessionResponse,
         PromptResponse,
-        SessionNotification,
     )
 
 # The ACP SDK (~1 s to import) is imported once the agent is spawned, so both start at once.
@@ -79,34 +78,6 @@ class AgentNotReady(TimeoutError):
         self.stderr_tail = list(stderr_tail)
         tail = "".join(f"\n  agent: {line}" for line in self.stderr_tail[-20:])
         super().__init__(f"the agent did not answer initialize within {timeout:g} s: {' '.join(self.command)}{tail}")
-
-
-@dataclass
-class PromptResult:
-    """How a prompt turn ended, and the whole answer."""
-
-    stop_reason: str
-    text: str
-    """The agent's message chunks of this turn, joined."""
-    response: PromptResponse
-    thought: str = ""
-    """The agent's thought chunks of this turn, joined."""
-    updates: list[Any] = field(default_factory=list)
-    """Every update of this turn, in order."""
-
-
-def prompt_blocks(prompt: str | Sequence[Any]) -> list[Any]:
-    """A prompt as ACP content blocks (a string becomes one text block)."""
-    from acp import text_block
-
-    return [text_block(prompt)] if isinstance(prompt, str) else list(prompt)
-
-
-def _text(update: Any, kind: str) -> str:
-    if getattr(update, "session_update", None) != kind:
-        return ""
-    text = getattr(getattr(update, "content", None), "text", None)
-    return text if isinstance(text, str) else ""
 
 
 class AcpConnection:
@@ -367,17 +338,11 @@ class AcpConnection:
                 raise
         finally:
             remove()
-        stop_reason = str(response.stop_reason)
+        result = prompt_result(response, updates)
         on_end = getattr(self.router.handler, "on_prompt_end", None)
         if on_end is not None:
-            on_end(session_id, stop_reason)
-        return PromptResult(
-            stop_reason=stop_reason,
-            text="".join(_text(u, "agent_message_chunk") for u in updates),
-            response=response,
-            thought="".join(_text(u, "agent_thought_chunk") for u in updates),
-            updates=updates,
-        )
+            on_end(session_id, result.stop_reason)
+        return result
 
     def _ended_late(self, session_id: str, turn: asyncio.Future[PromptResponse]) -> None:
         """A turn whose caller was cancelled ended: the handler still hears how."""
@@ -440,57 +405,3 @@ class AcpConnection:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
-
-
-_DONE = object()
-
-
-class PromptStream:
-    """The updates of one prompt turn as an async iterator; :attr:`result` once it ends."""
-
-    def __init__(self, conn: AcpConnection, session_id: str, prompt: str | Sequence[Any]) -> None:
-        self.conn = conn
-        self.session_id = session_id
-        self.prompt = prompt
-        self.result: PromptResult | None = None
-        self._queue: asyncio.Queue[Any] = asyncio.Queue()
-        self._task: asyncio.Task[PromptResult] | None = None
-        self._remove: Callable[[], None] | None = None
-
-    def __aiter__(self) -> AsyncIterator[SessionNotification]:
-        return self
-
-    def _start(self) -> None:
-        self._remove = self.conn.add_listener(self._queue.put_nowait, self.session_id)
-        self._task = asyncio.ensure_future(self.conn.prompt(self.session_id, self.prompt))
-        self._task.add_done_callback(self._ended)
-
-    def _ended(self, _: object) -> None:
-        # every update of the turn is queued by now (the SDK waits for them before the response)
-        self._queue.put_nowait(_DONE)
-        self._finish()
-
-    async def __anext__(self) -> SessionNotification:
-        if self._task is None:
-            self._start()
-        item = await self._queue.get()
-        if item is _DONE:
-            self._finish()
-            assert self._task is not None
-            self.result = self._task.result()
-            raise StopAsyncIteration
-        return item  # type: ignore[no-any-return]
-
-    def _finish(self) -> None:
-        if self._remove is not None:
-            self._remove()
-            self._remove = None
-
-    async def aclose(self) -> None:
-        """Stop early: cancel the turn and wait for it to end."""
-        self._finish()
-        if self._task is not None and not self._task.done():
-            with contextlib.suppress(Exception):
-                await self.conn.cancel(self.session_id)
-            with contextlib.suppress(Exception, asyncio.CancelledError):
-                self.result = await self._task
