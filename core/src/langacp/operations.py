@@ -137,49 +137,37 @@ async def end_turn(
     from langacp.running import turn_over
 
     try:
-        return await _end_turn(plugins, session, sink, reporter, graph=graph, config=config)
+        from langacp.bridge.repair import CANCELLED_TEXT, repair_thread
+
+        outcome = reporter.outcome
+        reporter.show_arguments()  # calls that never started (the turn ended first) still show what they were
+        if outcome.paused:
+            pass  # the graph waits for an answer: its thread is left as it is, to be resumed
+        elif outcome.cancelled or outcome.error is not None:
+            reason = CANCELLED_TEXT if outcome.cancelled else f"Failed: {outcome.error}"
+            reporter.close_open_tools(reason)
+            if graph is not None and config is not None:
+                try:
+                    await repair_thread(
+                        graph,
+                        config,
+                        reason,
+                        partial_text="".join(reporter.partial_text),
+                        partial_node=reporter.partial_node,
+                    )
+                except Exception:
+                    log.exception("could not repair the thread of session %s", session.session_id)
+        stop_reason = plugins.stop_reason(session, outcome)
+        usage = plugins.prompt_usage(session, outcome)
+        await sink.flush()
+        try:
+            await plugins.prompt_finished(session, stop_reason, outcome)
+        except Exception:
+            log.exception("a plugin failed in langacp_prompt_finished")
+        await sink.flush()  # updates a plugin sent from langacp_prompt_finished come first
+        return prompt_response(stop_reason, usage)
     finally:
         turn_over(reporter)  # no question reaches the user for this turn any more
-
-
-async def _end_turn(
-    plugins: Plugins,
-    session: SessionContext,
-    sink: UpdateSink,
-    reporter: TurnReporter,
-    *,
-    graph: Any = None,
-    config: dict[str, Any] | None = None,
-) -> PromptResponse:
-    from langacp.bridge.repair import CANCELLED_TEXT, repair_thread
-
-    outcome = reporter.outcome
-    reporter.show_arguments()  # calls that never started (the turn ended first) still show what they were
-    if outcome.paused:
-        pass  # the graph waits for an answer: its thread is left as it is, to be resumed
-    elif outcome.cancelled or outcome.error is not None:
-        reason = CANCELLED_TEXT if outcome.cancelled else f"Failed: {outcome.error}"
-        reporter.close_open_tools(reason)
-        if graph is not None and config is not None:
-            try:
-                await repair_thread(
-                    graph,
-                    config,
-                    reason,
-                    partial_text="".join(reporter.partial_text),
-                    partial_node=reporter.partial_node,
-                )
-            except Exception:
-                log.exception("could not repair the thread of session %s", session.session_id)
-    stop_reason = plugins.stop_reason(session, outcome)
-    usage = plugins.prompt_usage(session, outcome)
-    await sink.flush()
-    try:
-        await plugins.prompt_finished(session, stop_reason, outcome)
-    except Exception:
-        log.exception("a plugin failed in langacp_prompt_finished")
-    await sink.flush()  # updates a plugin sent from langacp_prompt_finished come first
-    return prompt_response(stop_reason, usage)
 
 
 def prompt_response(stop_reason: StopReason, usage: Any = None) -> PromptResponse:
