@@ -8,11 +8,9 @@ sees the summary as the agent's thought, as before (:func:`langacp.bridge.conten
 
 from __future__ import annotations
 
-import asyncio
-import threading
 from typing import TYPE_CHECKING, Any
 
-from langchain_core.callbacks import BaseCallbackHandler
+from langacp.bridge.turn_callbacks import TurnCallbacks
 
 if TYPE_CHECKING:
     from langacp.bridge.turn import TurnReporter
@@ -29,39 +27,25 @@ def summarizes(graph: Any) -> bool:
     return any(str(name).startswith("SummarizationMiddleware.") for name in nodes)
 
 
-class CompactionStarts(BaseCallbackHandler):
+class CompactionStarts(TurnCallbacks):
     """Tells a turn when a summary starts being made, and when making it failed.
 
     Added to a run's callbacks only for a graph that summarizes (:func:`summarizes`): it sees
     every chain's start.
     """
 
-    run_inline = True
-    ignore_llm = True
-    ignore_chat_model = True
-    ignore_retriever = True
-    ignore_retry = True
-    ignore_custom_event = True
-    ignore_agent = True
+    ignore_chain = False
 
     def __init__(self, turn: TurnReporter) -> None:
-        self.turn = turn
-        self.loop = asyncio.get_running_loop()
-        self.thread = threading.get_ident()
+        super().__init__(turn)
         self.runs: set[Any] = set()
-
-    def _call(self, method: Any, *args: Any) -> None:
-        if threading.get_ident() == self.thread:
-            method(*args)
-        else:
-            self.loop.call_soon_threadsafe(method, *args)
 
     def on_chain_start(
         self, serialized: Any, inputs: Any, *, run_id: Any, metadata: dict[str, Any] | None = None, **_: Any
     ) -> None:
         if metadata and metadata.get("lc_source") == SUMMARY_SOURCE:
             self.runs.add(run_id)
-            self._call(self.turn.compaction_started)
+            self.call(self.turn.compaction_started)
 
     def on_chain_end(self, outputs: Any, *, run_id: Any, **_: Any) -> None:
         self.runs.discard(run_id)
@@ -69,4 +53,4 @@ class CompactionStarts(BaseCallbackHandler):
     def on_chain_error(self, error: BaseException, *, run_id: Any, **_: Any) -> None:
         if run_id in self.runs:
             self.runs.discard(run_id)
-            self._call(self.turn.compaction_failed, f"{type(error).__name__}: {error}")
+            self.call(self.turn.compaction_failed, f"{type(error).__name__}: {error}")

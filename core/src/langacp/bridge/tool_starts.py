@@ -2,21 +2,15 @@
 
 from __future__ import annotations
 
-import asyncio
-import threading
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from langchain_core.callbacks import BaseCallbackHandler
-
+from langacp.bridge.turn_callbacks import TurnCallbacks
 from langacp.compat.langgraph import own_graph_task
-
-if TYPE_CHECKING:
-    from langacp.bridge.turn import TurnReporter
 
 __all__ = ["ToolStarts"]
 
 
-class ToolStarts(BaseCallbackHandler):
+class ToolStarts(TurnCallbacks):
     """Reports a tool of the graph itself starting (``in_progress``) to a turn: the precompiled graph's
     tool guard stand-in, listening to nothing else.
 
@@ -28,19 +22,7 @@ class ToolStarts(BaseCallbackHandler):
     handed to the event loop, where it lands before the tool's result.
     """
 
-    run_inline = True
-    ignore_llm = True
-    ignore_chain = True
-    ignore_chat_model = True
-    ignore_retriever = True
-    ignore_retry = True
-    ignore_custom_event = True
-    # A tool's start is an "agent" event for LangChain: ignore_agent stays False.
-
-    def __init__(self, turn: TurnReporter) -> None:
-        self.turn = turn
-        self.loop = asyncio.get_running_loop()
-        self.thread = threading.get_ident()
+    ignore_agent = False  # a tool's start is an "agent" event for LangChain
 
     def on_tool_start(
         self,
@@ -59,7 +41,4 @@ class ToolStarts(BaseCallbackHandler):
             return
         name = str((serialized or {}).get("name") or kwargs.get("name") or "tool")
         args = inputs if isinstance(inputs, dict) else None
-        if threading.get_ident() == self.thread:
-            self.turn.tool_started(call_id, name, args)
-        else:
-            self.loop.call_soon_threadsafe(self.turn.tool_started, call_id, name, args)
+        self.call(self.turn.tool_started, call_id, name, args)
