@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any
 
 __all__ = ["main"]
 
@@ -224,7 +222,9 @@ def _main(argv: Sequence[str] | None) -> int:
         words, agent_command = words[:at], words[at + 1 :]
     args = parser.parse_args(words)
     if args.command == "chat":
-        return _chat(args, agent_command)
+        from langacp.chat.launch import chat_command
+
+        return chat_command(args, agent_command)
     if args.command == "editors":
         return _editors(args)
     if args.command == "attach":
@@ -289,7 +289,9 @@ def _with_plugins(args: argparse.Namespace, blocked: set[str], enabled: set[str]
             recursion_limit=args.recursion_limit,
         )
     if args.command == "plugins":
-        return _list_plugins(blocked, enabled, as_json=args.json)
+        from langacp.plugin_listing import list_plugins
+
+        return list_plugins(blocked, enabled, as_json=args.json)
     return 2
 
 
@@ -318,65 +320,6 @@ def _serve_remote(args: argparse.Namespace, blocked: set[str], enabled: set[str]
     )
 
 
-def _chat(args: argparse.Namespace, agent_command: list[str]) -> int:
-    from langacp.chat.app import ChatOptions, run_chat
-
-    served = _served_options(args)
-    if agent_command and (args.target or served):
-        print(
-            "langacp chat: TARGET and serve options are for the agent chat serves itself; "
-            "pass them to your AGENT COMMAND after -- instead",
-            file=sys.stderr,
-        )
-        return 2
-    cwd = os.path.abspath(args.cwd or os.getcwd())
-    if not os.path.isdir(cwd):
-        print(f"langacp chat: no such directory: {cwd}", file=sys.stderr)
-        return 2
-    if not agent_command:
-        from langacp.startup import EXIT_BAD_SETUP, check_model, check_target, format_problems
-
-        problems = check_model(args.model or os.environ.get(MODEL_ENV)) if args.target is None or args.model else []
-        if args.target and not args.remote:
-            problems += check_target(args.target)[0]
-        if problems:
-            print(format_problems(problems, "langacp chat"), file=sys.stderr)
-            return EXIT_BAD_SETUP
-    options = ChatOptions(
-        command=agent_command or [sys.executable, "-m", "langacp.cli", "serve", *served],
-        prompt=args.prompt,
-        json=args.json,
-        policy="yes" if args.yes else "no" if args.no else "ask",
-        verbose=args.verbose,
-        cwd=cwd,
-        resume=args.resume,
-        list_sessions=args.list,
-    )
-    return run_chat(options)
-
-
-def _served_options(args: argparse.Namespace) -> list[str]:
-    """``langacp serve``'s arguments for what ``chat`` serves itself (TARGET and the serve options given)."""
-    words: list[str] = [args.target] if args.target else []
-    for flag, value in (
-        ("--model", args.model),
-        ("--store", args.store),
-        ("--remote", args.remote),
-        ("--api-key-env", args.api_key_env),
-    ):
-        if value:
-            words += [flag, value]
-    for header in args.headers:
-        words += ["--header", header]
-    if args.log_level != "warning":
-        words += ["--log-level", args.log_level]
-    if args.recursion_limit != 1000:
-        words += ["--recursion-limit", str(args.recursion_limit)]
-    for option in args.plugin_options:
-        words += ["-p", option]
-    return words
-
-
 def _editors(args: argparse.Namespace) -> int:
     from langacp.editors import EditorError, agent_command, snippet
 
@@ -401,49 +344,6 @@ def _attach(args: argparse.Namespace) -> int:
         print(f"langacp attach: {exc}", file=sys.stderr)
         return 2
     return asyncio.run(attach(path))
-
-
-def _list_plugins(blocked: set[str], enabled: set[str], *, as_json: bool) -> int:
-    from langacp.plugins import driver_records, load_plugins
-
-    plugins = load_plugins(blocked=blocked, enabled=enabled)
-    records = [r.as_dict() for r in [*plugins.records, *driver_records()]]
-    if as_json:
-        from langacp.protocol import protocol_report
-
-        json.dump({"protocol": protocol_report(), "plugins": records}, sys.stdout, indent=2)
-        sys.stdout.write("\n")
-        return 0
-    group = None
-    for r in records:
-        if r["group"] != group:
-            group = r["group"]
-            print(f"[{group}]" if group == "langacp" else f"\n[{group}] (drivers, chosen by name)")
-        where = f"{r['distribution'] or '?'} {r['version'] or ''}".strip()
-        line = f"{r['name']:<32} {r['status']:<10} {where}"
-        if r["error"]:
-            line += f"  error: {r['error']}"
-        print(line)
-        if r["source"]:
-            print(f"    from: {r['source']}")
-        if r["hooks"]:
-            print(f"    hooks: {', '.join(r['hooks'])}")
-    print(_kinds_note(records))
-    return 0
-
-
-USED = ("loaded", "builtin")
-
-
-def _kinds_note(records: list[dict[str, Any]]) -> str:
-    """Who gives tool calls their kind, and what becomes of a tool none of them knows."""
-    mappers = [r["name"] for r in records if "langacp_tool_kind" in (r["hooks"] or ()) and r["status"] in USED]
-    return (
-        f"\ntool kinds: {', '.join(mappers) or 'none'} (langacp_tool_kind, the first answer wins). A tool none of "
-        "them knows is 'other': the default permission policy asks before every call of it, read-only modes do not "
-        "run it. Give it a kind "
-        "with [tools.kinds] (langacp-tools) or a plugin's langacp_tool_kind: docs/tool-kinds.md#your-own-tools"
-    )
 
 
 if __name__ == "__main__":

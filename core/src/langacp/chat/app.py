@@ -13,12 +13,13 @@ import json
 import os
 import signal
 import sys
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from langacp.chat.client import AnswerPolicy, ChatHandler, chat_policy
+from langacp.chat.commands import completions, help_lines
+from langacp.chat.lines import LineReader, choose
 from langacp.chat.prompt import TerminalPrompt
 from langacp.chat.render import JsonRenderer, Renderer, TerminalRenderer, dump
 from langacp.client.connection import AcpConnection, AgentExited
@@ -29,27 +30,12 @@ if TYPE_CHECKING:
 
 # ``acp`` (about a second to import) is imported once the agent is spawned, so both start at once.
 
-__all__ = ["EXIT_CODES", "ChatOptions", "default_agent_command", "run_chat"]
+__all__ = ["EXIT_CODES", "ChatOptions", "run_chat"]
 
 
 EXIT_CODES = {"end_turn": 0, "refusal": 3, "max_tokens": 4, "max_turn_requests": 5, "cancelled": 130}
 """``--prompt``'s exit code for each stop reason (1: error, 2: usage)."""
 STDERR_TAIL = 40
-LOCAL_COMMANDS = {
-    "help": "this help",
-    "mode": "show the session's mode, or switch to mode ID (/mode ID)",
-    "exit": "end the chat (also /quit, Ctrl-D)",
-    "quit": "end the chat",
-}
-KEYS = (
-    "keys: ↑/↓ earlier prompts · Tab completes a command · Ctrl-L clears the screen · "
-    "Ctrl-C cancels an answer (at the prompt: exits)"
-)
-
-
-def default_agent_command(model: str | None = None) -> list[str]:
-    """``langacp serve`` (the default agent) with this interpreter."""
-    return [sys.executable, "-m", "langacp.cli", "serve", *(["--model", model] if model else [])]
 
 
 @dataclass
@@ -68,76 +54,6 @@ class ChatOptions:
 
 class NoSession(Exception):
     """``--resume last`` with no session to resume."""
-
-
-class LineReader:
-    """Lines from stdin for asyncio, without a blocking thread when stdin can be polled.
-
-    ``attached=False``: stdin is read only between :meth:`attach` and :meth:`detach` (at a
-    terminal, readline reads the prompts and this reader only the answers to questions).
-    """
-
-    def __init__(self, *, attached: bool = True) -> None:
-        self.lines: asyncio.Queue[str | None] = asyncio.Queue()
-        self._buffer = b""
-        self._fd = sys.stdin.fileno()
-        self._polled = False
-        self._attached = False
-        if attached:
-            self.attach()
-
-    def attach(self) -> None:
-        if self._attached:
-            return
-        self._attached = True
-        loop = asyncio.get_running_loop()
-        try:
-            loop.add_reader(self._fd, self._readable)
-            self._polled = True
-        except (OSError, ValueError, NotImplementedError):  # a regular file cannot be polled
-            self._polled = False
-            threading.Thread(target=self._read_blocking, args=(loop,), daemon=True).start()
-
-    def detach(self) -> None:
-        """Stop reading stdin (lines already read stay queued)."""
-        if self._polled and self._attached:
-            self._attached = False
-            with contextlib.suppress(Exception):
-                asyncio.get_running_loop().remove_reader(self._fd)
-
-    def _readable(self) -> None:
-        try:
-            data = os.read(self._fd, 65536)
-        except BlockingIOError:
-            return
-        except OSError:
-            data = b""
-        if not data:
-            asyncio.get_running_loop().remove_reader(self._fd)
-            self._polled = False
-            if self._buffer:
-                self.lines.put_nowait(self._buffer.decode(errors="replace"))
-            self.lines.put_nowait(None)
-            return
-        self._buffer += data
-        *complete, self._buffer = self._buffer.split(b"\n")
-        for line in complete:
-            self.lines.put_nowait(line.decode(errors="replace").rstrip("\r"))
-
-    def _read_blocking(self, loop: asyncio.AbstractEventLoop) -> None:
-        for line in sys.stdin:
-            loop.call_soon_threadsafe(self.lines.put_nowait, line.rstrip("\r\n"))
-        loop.call_soon_threadsafe(self.lines.put_nowait, None)
-
-    async def readline(self) -> str | None:
-        """The next line, or ``None`` at end of input (which then stays the answer)."""
-        line = await self.lines.get()
-        if line is None:
-            self.lines.put_nowait(None)
-        return line
-
-    def close(self) -> None:
-        self.detach()
 
 
 class Chat:
@@ -231,7 +147,7 @@ class Chat:
                 line = line_task.result()
                 if line is None:
                     return None
-                option = _choose(line.strip(), options)
+                option = choose(line.strip(), options)
                 if option is not None:
                     return option
                 self.renderer.info(f"type a number from 1 to {len(options)} (or the option's name)")
@@ -376,30 +292,13 @@ class Chat:
 
     def _help(self) -> None:
         """What can be typed here: the chat's own commands, the agent's, the keys (with no agent call)."""
-        info = self.renderer.info
-        info("chat commands:")
-        for name, what in LOCAL_COMMANDS.items():
-            if name == "mode" and self.modes is None:
-                what = "(this agent has no modes)"
-            info(f"  /{name:<8} {what}")
-        agent = {n: d for n, d in self._agent_commands.items() if n not in LOCAL_COMMANDS}
-        if agent:
-            info("the agent's commands:")
-            for name, what in agent.items():
-                info(f"  /{name:<8} {what}".rstrip())
-        elif "help" not in self._agent_commands:
-            info("the agent has no slash commands of its own (langacp-commands adds /model, /tools, /clear)")
-        if self.prompt is not None and self.prompt.available:
-            info(KEYS)
-        info("anything else is sent to the agent")
+        keys = self.prompt is not None and self.prompt.available
+        for line in help_lines(self.modes, self._agent_commands, keys=keys):
+            self.renderer.info(line)
 
     def _completions(self, line: str) -> list[str]:
         """What Tab may complete ``line`` (typed so far) with: a command, or a mode id after ``/mode``."""
-        if " " not in line:
-            return sorted({f"/{n}" for n in (*LOCAL_COMMANDS, *self._agent_commands)})
-        if line.startswith("/mode ") and self.modes is not None and line.count(" ") == 1:
-            return [m.id for m in self.modes.available_modes]
-        return []
+        return completions(line, self.modes, self._agent_commands)
 
     async def _read_prompt(self) -> str | None:
         """The next prompt typed (readline at a terminal, else a line of stdin); ``None`` at the end."""
@@ -482,17 +381,6 @@ class Chat:
                 self.prompt.close()
             if self.acp is not None:
                 await self.acp.close()
-
-
-def _choose(answer: str, options: list[PermissionOption]) -> PermissionOption | None:
-    if answer.isdigit() and 1 <= int(answer) <= len(options):
-        return options[int(answer) - 1]
-    lowered = answer.lower()
-    if lowered:
-        for option in options:
-            if option.name.lower().startswith(lowered) or option.option_id.lower() == lowered:
-                return option
-    return None
 
 
 def _describe(exc: Any) -> str:
