@@ -91,7 +91,8 @@ def test_bash_completion_completes_commands_options_and_choices(tmp_path: Path) 
     cases = {
         "langacp cha": "chat",
         "langacp che": "check",
-        "langacp chat --re": "--resume",
+        "langacp chat --res": "--resume",
+        "langacp chat --rec": "--recursion-limit",  # chat TARGET takes serve's options too
         "langacp serve --log-level d": "debug",
         "langacp completion f": "fish",
         "langacp chat --li": "--list",
