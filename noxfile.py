@@ -133,8 +133,9 @@ PEERS = ["langchain-acp", "deepagents-acp", "pluggy"]
 
 @nox.session(python="3.11")
 def bench(session: nox.Session) -> None:
-    """The performance tables (docs/benchmarks.md): langacp's two forms and its peers against the bare graph,
-    then the growth rows (a 600-turn session, 50/100/200 open sessions; tests/bench/growth.py).
+    """The performance tables (docs/benchmarks.md): langacp's two forms and its peers against the bare graph.
+
+    Then the growth rows (a 600-turn session, 50/100/200 open sessions; tests/bench/growth.py).
 
     ``nox -s bench -- --compare`` fails when a row is >10% worse than tests/bench/baseline.json;
     ``-- --compare main`` against main's; ``-- --record`` stores this run's ratios and table.
