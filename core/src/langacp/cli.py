@@ -7,9 +7,9 @@ import os
 import sys
 from collections.abc import Sequence
 
-__all__ = ["main"]
+from langacp.providers import MODEL_ENV
 
-MODEL_ENV = "LANGACP_MODEL"
+__all__ = ["main"]
 
 
 def _plugin_args(parser: argparse.ArgumentParser) -> None:

@@ -16,6 +16,7 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING
 
 from langacp.hints import install_command
+from langacp.providers import MODEL_ENV
 from langacp.startup import (
     Problem,
     check_model,
@@ -32,7 +33,6 @@ if TYPE_CHECKING:
 __all__ = ["run_check"]
 
 PACKAGES = ("langacp", "agent-client-protocol", "langchain", "langchain-core", "langgraph")
-MODEL_ENV = "LANGACP_MODEL"
 
 
 class Report:
