@@ -1,7 +1,8 @@
 """The TypeScript test agent (tests/fixtures/ts_agent) and client (tests/fixtures/ts_client), on npm
 ``@agentclientprotocol/sdk``, installed with npm.
 
-Used by tests/test_client_ts_agent.py, tests/test_elicitation_ts_client.py and tests/bench/bench_client.py.
+Used by tests/test_client_ts_agent.py, tests/test_elicitation_ts_client.py, tests/test_v2_ts_client.py and
+tests/bench/bench_client.py.
 """
 
 from __future__ import annotations
@@ -31,6 +32,11 @@ def install_ts_client(directory: Path) -> list[str]:
 def install_ts_updates_client(directory: Path) -> list[str]:
     """Copy the update-recording client into ``directory``, ``npm install`` its SDK there; the command that runs it."""
     return _install(CLIENT_SOURCE, "updates.mjs", directory)
+
+
+def install_ts_scenarios_client(directory: Path) -> list[str]:
+    """Copy the v1/v2 scenario client into ``directory``, ``npm install`` its SDK there; the command that runs it."""
+    return _install(CLIENT_SOURCE, "scenarios.mjs", directory)
 
 
 def _install(source: Path, script: str, directory: Path) -> list[str]:
