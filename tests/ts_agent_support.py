@@ -1,8 +1,8 @@
 """The TypeScript test agent (tests/fixtures/ts_agent) and client (tests/fixtures/ts_client), on npm
 ``@agentclientprotocol/sdk``, installed with npm.
 
-Used by tests/test_client_ts_agent.py, tests/test_elicitation_ts_client.py, tests/test_v2_ts_client.py and
-tests/bench/bench_client.py.
+Used by tests/test_client_ts_agent.py, tests/test_client_ts_agent_v2.py, tests/test_elicitation_ts_client.py,
+tests/test_v2_ts_client.py and tests/bench/bench_client.py.
 """
 
 from __future__ import annotations
@@ -22,6 +22,11 @@ class NoNode(Exception):
 def install_ts_agent(directory: Path) -> list[str]:
     """Copy the agent into ``directory``, ``npm install`` its SDK there; returns the command that runs it."""
     return _install(SOURCE, "agent.mjs", directory)
+
+
+def install_ts_agent_v2(directory: Path) -> list[str]:
+    """Copy the v2 agent (v1 and v2 behind the SDK's protocol router) into ``directory``, npm install; its command."""
+    return _install(SOURCE, "agent_v2.mjs", directory)
 
 
 def install_ts_client(directory: Path) -> list[str]:

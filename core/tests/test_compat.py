@@ -38,6 +38,27 @@ def test_compat_sdk_connection_router_request_runner_and_raw_notification() -> N
     asyncio.run(main())
 
 
+def test_compat_sdk_route_incoming_replaces_the_router() -> None:
+    from acp.core import AgentSideConnection
+
+    async def main() -> None:
+        agent_end, client_end = sdk.memory_transport_pair()
+        conn = AgentSideConnection(object(), agent_end)  # type: ignore[arg-type]
+        seen: list[Any] = []
+
+        async def handler(method: str, params: Any, is_notification: bool) -> Any:
+            seen.append((method, params, is_notification))
+            return {"echo": method}
+
+        sdk.route_incoming(conn, handler)
+        await client_end.send({"jsonrpc": "2.0", "id": 7, "method": "x/y", "params": {"a": 1}})
+        assert await asyncio.wait_for(client_end.receive(), 5) == {"jsonrpc": "2.0", "id": 7, "result": {"echo": "x/y"}}
+        assert seen == [("x/y", {"a": 1}, False)]
+        await sdk.sdk_connection(conn).close()
+
+    asyncio.run(main())
+
+
 def test_compat_langchain_streaming_handler_is_the_one_langgraph_taps() -> None:
     from langchain_core.tracers import _streaming
 

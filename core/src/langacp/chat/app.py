@@ -75,6 +75,7 @@ class Chat:
         self.modes: Any = None
         self.turn: asyncio.Task[Any] | None = None
         self.cancel_sent = False
+        self.tool_cancel_sent = False
         self._cancelling: asyncio.Future[None] | None = None
         self.question: asyncio.Future[None] | None = None
         self.main: asyncio.Task[Any] | None = None
@@ -115,6 +116,19 @@ class Chat:
         self._on_stdout_closed()
 
     def _on_sigint(self) -> None:
+        tools = self.acp.cancellable_tool_calls(self.session_id) if self.acp is not None else []
+        if (
+            self.turn is not None
+            and not self.turn.done()
+            and tools
+            and not self.cancel_sent
+            and not self.tool_cancel_sent
+        ):
+            self.tool_cancel_sent = True  # ACP v2: the running tool call alone, the answer goes on
+            self.renderer.info("⏹ cancelling the running tool call… (Ctrl-C again cancels the answer)")
+            assert self.acp is not None
+            self._cancelling = asyncio.ensure_future(self.acp.cancel_tool_call(self.session_id, tools[-1]))
+            return
         if self.turn is not None and not self.turn.done() and not self.cancel_sent:
             self.cancel_sent = True
             self.renderer.info("⏹ cancelling… (Ctrl-C again to exit)")
@@ -174,6 +188,7 @@ class Chat:
 
         self.acp.client_info = Implementation(name="langacp-chat", title="langacp chat", version=__version__)
         await self.acp.initialize(timeout=None)  # a first run may download the agent: the user decides (Ctrl-C)
+        self._status()
         cwd = self.options.cwd
         if self.options.resume is not None:
             self.session_id = await self._resume_id(self.options.resume)
@@ -185,6 +200,13 @@ class Chat:
         self.modes = response.modes
         if self.modes is not None:
             self.renderer.mode_changed(self.modes.current_mode_id)
+
+    def _status(self) -> None:
+        """With ``--verbose``: which agent answered, and the ACP version the connection settled on."""
+        if self.options.verbose and self.acp is not None and self.acp.init_response is not None:
+            info = self.acp.init_response.agent_info
+            name = f"{info.name} {info.version}" if info is not None else "the agent"
+            self.renderer.info(f"{name} · ACP v{self.acp.protocol_version}")
 
     async def _sessions(self) -> list[Any]:
         """The agent's sessions of this directory, the most recently updated first."""
@@ -242,7 +264,7 @@ class Chat:
         assert self.acp is not None
         from acp import RequestError
 
-        self.cancel_sent = False
+        self.cancel_sent = self.tool_cancel_sent = False
         self.turn = asyncio.ensure_future(self.acp.prompt(self.session_id, text))
         try:
             response = await self.turn

@@ -52,6 +52,8 @@ class ChatHandler:
 
     def on_permission_request(self, request: PermissionRequest) -> None:
         self._requests[request.tool_call.tool_call_id] = request
+        if request.title and request.title != request.tool_call.title:  # ACP v2 asks in its own words
+            self.renderer.info(request.title)
         self.renderer.permission(request.tool_call, request.options)
 
     def on_permission_result(self, record: PermissionRecord) -> None:

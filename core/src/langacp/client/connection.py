@@ -6,9 +6,10 @@
         info = await conn.new_session(tmp)
         result = await conn.prompt(info.session_id, "Say hello")   # .stop_reason, .text
 
-The agent runs in its own process group (a terminal's Ctrl-C reaches only us; closing kills
-whatever it started). Its stderr is read as it comes (an unread pipe blocks a chatty agent)
-and its last lines are kept, to be shown in :class:`AgentExited`.
+``initialize`` asks for ACP v2 and falls back to v1 when the agent answers 1; the version is
+an internal detail (:attr:`AcpConnection.protocol_version`): every method takes and returns the
+same objects in both (see :mod:`langacp.client.v2`). The agent process itself is
+:class:`~langacp.client.process.AgentProcess`.
 """
 
 from __future__ import annotations
@@ -16,18 +17,17 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
-import os
-import signal
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from langacp.client.policy import PermissionPolicy
+from langacp.client.process import STDIO_LIMIT, AgentExited, AgentNotReady, AgentProcess
 from langacp.client.prompt_turn import PromptResult, PromptStream, prompt_blocks, prompt_result
 from langacp.client.router import CallbackRouter, Listener
+from langacp.client.v2 import V2Client, initialize_params, initialize_v1
 
 if TYPE_CHECKING:
-    from acp.client.connection import ClientSideConnection
     from acp.schema import (
         ClientCapabilities,
         Implementation,
@@ -36,6 +36,7 @@ if TYPE_CHECKING:
         LoadSessionResponse,
         NewSessionResponse,
         PromptResponse,
+        SetSessionConfigOptionResponse,
     )
 
 # The ACP SDK (~1 s to import) is imported once the agent is spawned, so both start at once.
@@ -50,37 +51,12 @@ __all__ = [
     "prompt_blocks",
 ]
 
-T = TypeVar("T")
-
-STDIO_LIMIT = 50 * 1024 * 1024
-"""The longest JSON-RPC line read from the agent."""
 STDERR_LINES = 200
 CANCEL_GRACE = 30.0
 """Seconds a new prompt waits for a cancelled turn of its session to end (the agent answers it first)."""
 
 
-class AgentExited(ConnectionError):
-    """The agent process ended (or closed its stdout) while we waited for it."""
-
-    def __init__(self, returncode: int | None, command: Sequence[str], stderr_tail: Sequence[str]) -> None:
-        self.returncode = returncode
-        self.command = list(command)
-        self.stderr_tail = list(stderr_tail)
-        tail = "".join(f"\n  agent: {line}" for line in self.stderr_tail[-20:])
-        super().__init__(f"the agent exited (code {returncode}): {' '.join(self.command)}{tail}")
-
-
-class AgentNotReady(TimeoutError):
-    """The agent did not answer ``initialize`` in time."""
-
-    def __init__(self, timeout: float, command: Sequence[str], stderr_tail: Sequence[str]) -> None:
-        self.command = list(command)
-        self.stderr_tail = list(stderr_tail)
-        tail = "".join(f"\n  agent: {line}" for line in self.stderr_tail[-20:])
-        super().__init__(f"the agent did not answer initialize within {timeout:g} s: {' '.join(self.command)}{tail}")
-
-
-class AcpConnection:
+class AcpConnection(AgentProcess):
     """A connection to one ACP agent: spawn, initialize, sessions, prompts, cancel, listeners.
 
     ``handler`` serves the agent's ``fs/*`` and ``terminal/*`` calls and sees every event
@@ -109,10 +85,12 @@ class AcpConnection:
         self.init_response: InitializeResponse | None = None
         self.sessions: dict[str, str] = {}
         """Sessions opened or loaded here: id → cwd."""
-        self._conn: ClientSideConnection | None = None
+        self._conn = None
         self._exited: asyncio.Future[int] | None = None
         self._drain: asyncio.Task[None] | None = None
         self._turns: dict[str, asyncio.Future[PromptResponse]] = {}
+        self.v2: V2Client | None = None
+        """The v2 side, once ``initialize`` settled on ACP v2 (``None``: v1)."""
         self.loop: asyncio.AbstractEventLoop | None = None
         """The event loop the agent was spawned on (its pipes belong to it)."""
 
@@ -125,113 +103,22 @@ class AcpConnection:
         return self.router.policy
 
     @property
-    def conn(self) -> ClientSideConnection:
-        """The SDK connection (for what this class does not wrap)."""
-        if self._conn is None:
-            raise RuntimeError("not connected: call spawn() first")
-        return self._conn
-
-    @property
-    def running(self) -> bool:
-        return self.process is not None and self.process.returncode is None
-
-    # -- process ---------------------------------------------------------------------------------
-
-    async def spawn(
-        self,
-        command: str,
-        args: Sequence[str] = (),
-        *,
-        cwd: str | Path | None = None,
-        env: Mapping[str, str] | None = None,
-    ) -> None:
-        """Start ``command args`` (our environment updated with ``env``) and connect to it."""
-        if self.process is not None:
-            raise RuntimeError("this connection already spawned an agent")
-        self.command = [command, *args]
-        self.cwd = str(cwd) if cwd is not None else None
-        self.loop = asyncio.get_running_loop()
-        self.process = await asyncio.create_subprocess_exec(
-            command,
-            *args,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            cwd=self.cwd,
-            env={**os.environ, **(env or {})},
-            limit=STDIO_LIMIT,
-            start_new_session=True,
-        )
-        assert self.process.stdin is not None and self.process.stdout is not None
-        self._exited = asyncio.ensure_future(self.process.wait())
-        self._drain = asyncio.ensure_future(self._drain_stderr())
-        from acp.client.connection import ClientSideConnection
-
-        self._conn = ClientSideConnection(
-            self.router,  # type: ignore[arg-type] # an acp.Client by protocol
-            self.process.stdin,
-            self.process.stdout,
-            use_unstable_protocol=True,
-        )
-
-    async def _drain_stderr(self) -> None:
-        assert self.process is not None and self.process.stderr is not None
-        pending = b""
-        while data := await self.process.stderr.read(65536):
-            *lines, pending = (pending + data).split(b"\n")
-            for raw in lines:
-                self._stderr_line(raw.decode(errors="replace"))
-        if pending:
-            self._stderr_line(pending.decode(errors="replace"))
-
-    def _stderr_line(self, line: str) -> None:
-        self.stderr_tail.append(line)
-        if self.on_stderr is not None:
-            self.on_stderr(line)
-
-    async def _request(self, call: Awaitable[T]) -> T:
-        """Await an ACP request; :class:`AgentExited` (with the stderr tail) if the agent dies first."""
-        exited = self._exited
-        if exited is None:
-            raise RuntimeError("not connected: call spawn() first")
-        task = asyncio.ensure_future(call)
-        waiting: list[asyncio.Future[Any]] = [task, exited]
-        try:
-            await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
-        except asyncio.CancelledError:
-            task.cancel()
-            raise
-        if not task.done():
-            task.cancel()
-            await self._exit_report()
-            raise self._exit_error()
-        try:
-            return task.result()
-        except ConnectionError as exc:  # the pipe closed before we saw the exit
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.shield(exited), 2.0)
-            await self._exit_report()
-            raise self._exit_error() from exc
-
-    async def _exit_report(self) -> None:
-        if self._drain is not None:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(asyncio.shield(self._drain), 2.0)
-
-    def _exit_error(self) -> AgentExited:
-        code = self.process.returncode if self.process is not None else None
-        return AgentExited(code, self.command, self.stderr_tail)
+    def protocol_version(self) -> int | None:
+        """The ACP version ``initialize`` settled on (``None`` before it)."""
+        return None if self.init_response is None else (2 if self.v2 is not None else 1)
 
     # -- protocol --------------------------------------------------------------------------------
 
     async def initialize(
         self,
         client_capabilities: ClientCapabilities | None = None,
-        protocol_version: int = 1,
+        protocol_version: int | None = None,
         timeout: float | None = 120.0,
     ) -> InitializeResponse:
         """``initialize``, declaring the handler's capabilities unless ``client_capabilities`` is given.
 
+        ``protocol_version`` asked for: by default 2 (an agent that answers 1 is spoken to in v1),
+        or 1 when the handler serves the agent's ``fs`` / ``terminal`` calls, which only v1 has.
         An agent that does not answer within ``timeout`` seconds (it hangs, or is not an ACP
         agent) raises :class:`AgentNotReady`, with its stderr tail.
         """
@@ -241,18 +128,40 @@ class AcpConnection:
             from langacp import __version__
 
             self.client_info = Implementation(name="langacp-client", title="langacp client", version=__version__)
-        request = self._request(
-            self.conn.initialize(
-                protocol_version=protocol_version,
-                client_capabilities=client_capabilities or self.router.client_capabilities,
-                client_info=self.client_info,
+        capabilities = client_capabilities or self.router.client_capabilities
+        if protocol_version is None:
+            serves = capabilities.terminal or (
+                capabilities.fs and (capabilities.fs.read_text_file or capabilities.fs.write_text_file)
             )
-        )
+            protocol_version = 1 if serves else 2
         try:
-            self.init_response = await asyncio.wait_for(request, timeout)
+            self.init_response = await asyncio.wait_for(self._initialize(capabilities, protocol_version), timeout)
         except TimeoutError:
             raise AgentNotReady(timeout or 0, self.command, self.stderr_tail) from None
         return self.init_response
+
+    async def _initialize(self, capabilities: ClientCapabilities, protocol_version: int) -> InitializeResponse:
+        if protocol_version < 2:
+            return await self._request(
+                self.conn.initialize(
+                    protocol_version=protocol_version, client_capabilities=capabilities, client_info=self.client_info
+                )
+            )
+        from acp.schema import InitializeResponse
+
+        from langacp.compat.sdk import route_incoming, sdk_connection
+
+        params = initialize_params(protocol_version, capabilities, self.client_info)
+        result = await self._request(sdk_connection(self.conn).send_request("initialize", params))
+        if (
+            isinstance(result, dict)
+            and isinstance(result.get("protocolVersion"), int)
+            and result["protocolVersion"] >= 2
+        ):
+            self.v2 = V2Client(sdk_connection(self.conn), self.router, result)
+            route_incoming(self.conn, self.v2.handle)
+            return initialize_v1(result)
+        return InitializeResponse.model_validate(result)  # the agent speaks v1: the SDK carries on
 
     def _opened(self, session_id: str, cwd: str, additional_directories: Sequence[str] | None) -> None:
         self.sessions[session_id] = cwd
@@ -267,6 +176,12 @@ class AcpConnection:
         additional_directories: Sequence[str] | None = None,
     ) -> NewSessionResponse:
         """``session/new``: the response has ``session_id``, ``modes``, ``config_options``."""
+        if self.v2 is not None:
+            response = await self._request(
+                self.v2.new_session(str(cwd), list(mcp_servers or []), additional_directories)
+            )
+            self._opened(response.session_id, str(cwd), additional_directories)
+            return response
         response = await self._request(
             self.conn.new_session(
                 cwd=str(cwd),
@@ -284,9 +199,16 @@ class AcpConnection:
         mcp_servers: Sequence[Any] | None = None,
         additional_directories: Sequence[str] | None = None,
     ) -> LoadSessionResponse:
-        """``session/load``: the agent replays the conversation as updates, then answers."""
+        """``session/load``: the agent replays the conversation as updates, then answers.
+
+        With ACP v2: ``session/resume`` replaying from the start (the response has no ``modes``
+        unless the session has a mode config option).
+        """
         self._opened(session_id, str(cwd), additional_directories)  # before: the replay needs its roots
         try:
+            if self.v2 is not None:
+                servers = list(mcp_servers or [])
+                return await self._request(self.v2.resume(session_id, str(cwd), servers, additional_directories))
             return await self._request(
                 self.conn.load_session(
                     cwd=str(cwd),
@@ -301,13 +223,42 @@ class AcpConnection:
 
     async def list_sessions(self, cwd: str | Path | None = None, cursor: str | None = None) -> ListSessionsResponse:
         """``session/list`` (of ``cwd`` if given)."""
+        if self.v2 is not None:
+            return await self._request(self.v2.list_sessions(str(cwd) if cwd is not None else None, cursor))
         return await self._request(self.conn.list_sessions(cwd=str(cwd) if cwd is not None else None, cursor=cursor))
 
     async def set_mode(self, session_id: str, mode_id: str) -> Any:
+        """``session/set_mode``; with ACP v2, which has no modes, the session's mode config option."""
+        if self.v2 is not None:
+            return await self._request(self.v2.set_mode(session_id, mode_id))
         return await self._request(self.conn.set_session_mode(session_id=session_id, mode_id=mode_id))
+
+    async def set_config_option(
+        self, session_id: str, config_id: str, value: str | bool
+    ) -> SetSessionConfigOptionResponse:
+        """``session/set_config_option``: a select option's value id, or a boolean; the response has every option."""
+        if self.v2 is not None:
+            return await self._request(self.v2.set_config_option(session_id, config_id, value))
+        return await self._request(self.conn.set_config_option(config_id=config_id, session_id=session_id, value=value))
+
+    async def authenticate(self, method_id: str) -> Any:
+        """Log in with one of ``init_response.auth_methods`` (``authenticate``; ACP v2: ``auth/login``)."""
+        if self.v2 is not None:
+            return await self._request(self.v2.login(method_id))
+        return await self._request(self.conn.authenticate(method_id=method_id))
+
+    async def logout(self) -> Any:
+        """``auth/logout`` (ACP v2; a v1 agent answers that the method is not found)."""
+        if self.v2 is not None:
+            return await self._request(self.v2.logout())
+        from langacp.compat.sdk import sdk_connection
+
+        return await self._request(sdk_connection(self.conn).send_request("logout", {}))
 
     async def close_session(self, session_id: str) -> Any:
         self.sessions.pop(session_id, None)
+        if self.v2 is not None:
+            return await self._request(self.v2.close_session(session_id))
         return await self._request(self.conn.close_session(session_id=session_id))
 
     def add_listener(self, listener: Listener, session_id: str | None = None) -> Callable[[], None]:
@@ -326,7 +277,12 @@ class AcpConnection:
             if previous is not None and not previous.done():  # a cancelled turn still ending
                 with contextlib.suppress(Exception, asyncio.CancelledError):
                     await asyncio.wait_for(asyncio.shield(previous), CANCEL_GRACE)
-            turn = asyncio.ensure_future(self._request(self.conn.prompt(session_id=session_id, prompt=blocks)))
+            call = (
+                self.v2.prompt(session_id, blocks)
+                if self.v2 is not None
+                else self.conn.prompt(session_id=session_id, prompt=blocks)
+            )
+            turn = asyncio.ensure_future(self._request(call))
             self._turns[session_id] = turn
             try:
                 response = await asyncio.shield(turn)
@@ -361,44 +317,23 @@ class AcpConnection:
 
     async def cancel(self, session_id: str) -> None:
         """``session/cancel``: the running prompt ends with stop reason ``cancelled``."""
+        if self.v2 is not None:
+            await self.v2.cancel(session_id)
+            return
         await self.conn.cancel(session_id=session_id)
 
-    # -- shutdown --------------------------------------------------------------------------------
+    def cancellable_tool_calls(self, session_id: str) -> list[str]:
+        """The session's running tool calls that can be cancelled alone (ACP v2; none with v1)."""
+        return self.v2.fold(session_id).running_cancellable() if self.v2 is not None else []
 
-    async def close(self) -> None:
-        """Close the connection and end the agent and everything it started (its process group)."""
-        if self._conn is not None:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(self._conn.close(), 1.0)
-        process = self.process
-        if process is not None:
-            if process.stdin is not None:
-                with contextlib.suppress(Exception):
-                    process.stdin.close()
-            for sig in (None, signal.SIGTERM, signal.SIGKILL):
-                if sig is not None and process.returncode is None:
-                    with contextlib.suppress(ProcessLookupError, PermissionError):
-                        os.killpg(process.pid, sig)
-                try:
-                    await asyncio.wait_for(asyncio.shield(process.wait()), 2.0)
-                    break
-                except TimeoutError:
-                    continue
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(process.pid, signal.SIGKILL)  # what the agent itself started
-        if self._drain is not None:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(self._drain, 1.0)
-        closer = getattr(self.router.handler, "aclose", None)
-        if closer is not None:
-            with contextlib.suppress(Exception):
-                await closer()
+    async def cancel_tool_call(self, session_id: str, tool_call_id: str) -> None:
+        """``tool_call/cancel`` (ACP v2): stop one tool call; the turn goes on. The agent confirms
+        with the tool call's final status. With v1 there is no such request (``RequestError``)."""
+        if self.v2 is None:
+            from acp import RequestError
 
-    def kill(self) -> None:
-        """End the agent's process group at once, without the event loop (e.g. the loop is gone)."""
-        if self.process is not None:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(self.process.pid, signal.SIGKILL)
+            raise RequestError.method_not_found("tool_call/cancel")
+        await self._request(self.v2.cancel_tool_call(session_id, tool_call_id))
 
     async def __aenter__(self) -> AcpConnection:
         return self

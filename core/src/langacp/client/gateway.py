@@ -56,7 +56,8 @@ class _Upstream:
         from acp.schema import ClientCapabilities
 
         self.conn.router.attach(self.client, client_capabilities or ClientCapabilities())
-        return self.conn.init_response or await self.conn.initialize()
+        init = self.conn.init_response or await self.conn.initialize()
+        return init.model_copy(update={"protocol_version": 1})  # the editor speaks v1 here, whatever the agent does
 
     async def new_session(self, cwd: str, mcp_servers: Any = None, additional_directories: Any = None, **_: Any) -> Any:
         return await self.conn.new_session(cwd, mcp_servers, additional_directories)
@@ -83,10 +84,10 @@ class _Upstream:
         return await self.conn.set_mode(session_id, mode_id)
 
     async def set_config_option(self, session_id: str, config_id: str, value: Any, **_: Any) -> Any:
-        return await self.conn.conn.set_config_option(session_id=session_id, config_id=config_id, value=value)
+        return await self.conn.set_config_option(session_id, config_id, value)
 
     async def authenticate(self, method_id: str, **_: Any) -> Any:
-        return await self.conn.conn.authenticate(method_id=method_id)
+        return await self.conn.authenticate(method_id)
 
     async def close_session(self, session_id: str, **_: Any) -> Any:
         return await self.conn.close_session(session_id)

@@ -35,10 +35,12 @@ class ConnectionManager:
         handler: Any = None,
         permission_policy: PermissionPolicy | None = None,
         startup_timeout: float | None = 120.0,
+        protocol_version: int | None = None,
     ) -> AcpConnection:
         """The connection called ``name``: reused if it is running, else spawned and initialized.
 
-        The first call's ``handler`` and ``permission_policy`` stay with the connection.
+        The first call's ``handler`` and ``permission_policy`` stay with the connection;
+        ``protocol_version`` is what ``initialize`` asks for (see :meth:`AcpConnection.initialize`).
         """
         loop = asyncio.get_running_loop()
         lock = self._locks.setdefault((name, id(loop)), asyncio.Lock())
@@ -54,7 +56,7 @@ class ConnectionManager:
             conn = AcpConnection(handler=handler, permission_policy=permission_policy)
             try:
                 await conn.spawn(command, args, cwd=cwd, env=env)
-                await conn.initialize(timeout=startup_timeout)
+                await conn.initialize(timeout=startup_timeout, protocol_version=protocol_version)
             except BaseException:
                 await conn.close()
                 raise

@@ -48,7 +48,12 @@ class PermissionRequest:
 
     session_id: str
     tool_call: ToolCallUpdate
+    """The tool call asked about (with ACP v2, built from the request's subject when it names no tool call)."""
     options: list[PermissionOption]
+    title: str | None = None
+    """What the agent asks, in its words (ACP v2 requests carry one; v1 requests have none)."""
+    subject: dict[str, Any] | None = None
+    """What the permission is for, as an ACP v2 request gives it (``tool_call`` or ``command``)."""
 
 
 AskAnswer = str | None

@@ -158,9 +158,15 @@ class CallbackRouter:
     async def request_permission(
         self, options: list[PermissionOption], session_id: str, tool_call: ToolCallUpdate, **kwargs: Any
     ) -> RequestPermissionResponse:
+        return await self.permission(PermissionRequest(session_id, tool_call, options), kwargs)
+
+    async def permission(
+        self, request: PermissionRequest, meta: dict[str, Any] | None = None
+    ) -> RequestPermissionResponse:
+        """Answer one permission request: the handler hears it, the policy or upstream decides."""
         from acp.schema import AllowedOutcome, DeniedOutcome, RequestPermissionResponse
 
-        request = PermissionRequest(session_id, tool_call, options)
+        kwargs = meta or {}
         _call(self.handler, "on_permission_request", request)
         record = await self._decide(request, kwargs)
         _call(self.handler, "on_permission_result", record)

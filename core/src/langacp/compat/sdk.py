@@ -5,7 +5,14 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-__all__ = ["memory_transport_pair", "sdk_connection", "sdk_router", "send_raw_notification", "wrap_request_runner"]
+__all__ = [
+    "memory_transport_pair",
+    "route_incoming",
+    "sdk_connection",
+    "sdk_router",
+    "send_raw_notification",
+    "wrap_request_runner",
+]
 
 
 def sdk_connection(conn: Any) -> Any:
@@ -16,6 +23,14 @@ def sdk_connection(conn: Any) -> Any:
 def sdk_router(conn: Any) -> Any:
     """The ``MessageRouter`` that routes an SDK connection's incoming methods (``Connection._handler``)."""
     return sdk_connection(conn)._handler
+
+
+def route_incoming(conn: Any, handler: Callable[[str, Any, bool], Awaitable[Any]]) -> None:
+    """Send ``conn``'s incoming requests and notifications to ``handler(method, params, is_notification)``.
+
+    Replaces the SDK's router (``Connection._handler``): the client speaks a protocol version the SDK has no models for.
+    """
+    sdk_connection(conn)._handler = handler
 
 
 def wrap_request_runner(
