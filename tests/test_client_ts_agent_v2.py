@@ -125,6 +125,17 @@ async def test_cancel_the_turn_and_cancel_one_tool_call(ts_agent_v2: list[str], 
         assert conn.cancellable_tool_calls(sid) == []
 
 
+async def test_agent_terminal_shows_as_its_tool_calls_content(ts_agent_v2: list[str], project: Path) -> None:
+    seen = Seen()
+    async with AcpConnection(seen) as conn:
+        sid = await _connect(conn, ts_agent_v2, project)
+        await conn.prompt(sid, "terminal")
+    calls = [u for u in seen.updates if u.session_update in ("tool_call", "tool_call_update")]
+    assert calls[0].session_update == "tool_call" and calls[0].kind == "execute"
+    texts = [u.content[0].content.text if u.content else None for u in calls]
+    assert texts == [None, "from the ", "from the terminal\n", "from the terminal\n\n[exit 0]"]
+
+
 async def test_resume_replays_the_conversation(ts_agent_v2: list[str], project: Path) -> None:
     async with AcpConnection(Seen(), PermissionPolicy(allow=["edit"])) as conn:
         sid = await _connect(conn, ts_agent_v2, project)

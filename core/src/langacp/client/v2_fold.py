@@ -4,13 +4,15 @@ v2 sends upserts keyed by id with patch semantics (an omitted field is unchanged
 clears it): messages and thoughts by ``messageId`` (chunks append, whole forms replace), tool
 calls by ``toolCallId``. :class:`SessionFold` keeps each entity as it stands and turns every v2
 update into the v1 updates (wire form) that say the same: a chunk with the new text, a
-``tool_call`` the first time a tool call is seen and ``tool_call_update`` after. It also follows
+``tool_call`` the first time a tool call is seen and ``tool_call_update`` after, an agent-owned
+terminal's output as the text of the tool calls that show it. It also follows
 ``state_update`` to end a prompt turn when ``idle`` arrives with its stop reason.
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -62,12 +64,18 @@ def _text(blocks: Any) -> str:
     return "".join(b.get("text", "") for b in blocks if isinstance(b, dict) and b.get("type") == "text")
 
 
-def _content_v1(item: Any) -> dict[str, Any] | None:
-    """A v2 tool call content item in v1 form (a v2 diff, which has no old/new texts, as a text)."""
+def _content_v1(item: Any, terminals: dict[str, dict[str, Any]] | None = None) -> dict[str, Any] | None:
+    """A v2 tool call content item in v1 form: a v2 diff (no old/new texts) and an agent-owned
+    terminal (v1 terminals are the client's) as text."""
     if not isinstance(item, dict):
         return None
-    if item.get("type") in ("content", "terminal"):
+    if item.get("type") == "content":
         return item
+    if item.get("type") == "terminal":
+        terminal = (terminals or {}).get(str(item.get("terminalId")))
+        if terminal is None:
+            return _text_content(f"terminal {item.get('terminalId')}")
+        return _text_content(terminal_text(terminal)) if terminal_text(terminal) else None
     if item.get("type") == "diff":
         lines = [
             f"{c.get('operation', 'modify')} {c.get('path') or c.get('newPath', '')}" for c in item.get("changes", [])
@@ -75,17 +83,40 @@ def _content_v1(item: Any) -> dict[str, Any] | None:
         patch = item.get("patch")
         if isinstance(patch, dict) and isinstance(patch.get("text"), str):
             lines.append(patch["text"])
-        return {"type": "content", "content": {"type": "text", "text": "\n".join(lines)}}
+        return _text_content("\n".join(lines))
     return None
 
 
-def tool_call_v1(call: dict[str, Any], kind: str, fields: Any = _TOOL_FIELDS) -> dict[str, Any]:
+def _text_content(text: str) -> dict[str, Any]:
+    return {"type": "content", "content": {"type": "text", "text": text}}
+
+
+def terminal_text(terminal: dict[str, Any]) -> str:
+    """What an agent-owned terminal shows: its output so far, and how it exited."""
+    text = str(terminal.get("text", ""))
+    status = terminal.get("exitStatus")
+    if isinstance(status, dict):
+        code, sig = status.get("exitCode"), status.get("signal")
+        text += f"\n[exit {code if code is not None else sig or '?'}]"
+    return text
+
+
+def _decode(data: Any) -> str:
+    try:
+        return base64.b64decode(str(data)).decode(errors="replace")
+    except ValueError:
+        return ""
+
+
+def tool_call_v1(
+    call: dict[str, Any], kind: str, fields: Any = _TOOL_FIELDS, terminals: dict[str, dict[str, Any]] | None = None
+) -> dict[str, Any]:
     """A v2 tool call (or the ``fields`` of a patch to one) as a v1 ``tool_call`` / ``tool_call_update``."""
     update: dict[str, Any] = {"sessionUpdate": kind, "toolCallId": call["toolCallId"]}
     for key in fields:
         value = call.get(key)
         if key == "content" and value is not None:
-            value = [c for c in map(_content_v1, value) if c is not None]
+            value = [c for c in (_content_v1(item, terminals) for item in value) if c is not None]
         elif key == "status" and isinstance(value, str):
             value = _STATUS_V1.get(value, value)
         if value is not None:
@@ -133,6 +164,8 @@ class SessionFold:
     """``messageId`` → its content blocks."""
     tool_calls: dict[str, dict[str, Any]] = field(default_factory=dict)
     """``toolCallId`` → the tool call (v2 wire form) as patched so far."""
+    terminals: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """``terminalId`` → the agent-owned terminal (``text``: its output decoded, ``exitStatus``, …)."""
     config_options: list[dict[str, Any]] = field(default_factory=list)
     state: str | None = None
     turn: Turn | None = None
@@ -171,9 +204,11 @@ class SessionFold:
             return self.set_config(update.get("configOptions"))
         if kind == "available_commands_update":
             return [commands_v1(update.get("availableCommands"))]
+        if kind in ("terminal_update", "terminal_output_chunk"):
+            return self._terminal(update)
         if kind in _SAME_SHAPE:
             return [update]
-        return []  # terminal updates and unknown kinds have no v1 form a v1 client shows
+        return []  # kinds of later drafts
 
     def _message(self, kind: str, update: dict[str, Any]) -> list[dict[str, Any]]:
         message_id = str(update.get("messageId", ""))
@@ -200,11 +235,29 @@ class SessionFold:
         if stored is None:
             stored = self.tool_calls[tool_call_id] = {"toolCallId": tool_call_id}
             _patch(stored, update)
-            return [tool_call_v1(stored, "tool_call")]
+            return [tool_call_v1(stored, "tool_call", terminals=self.terminals)]
         _patch(stored, update)
         changed = [k for k in _TOOL_FIELDS if k in update]
         cleared: dict[str, Any] = {k: [] for k in ("content", "locations") if k in update and update[k] is None}
-        return [{**tool_call_v1(stored, "tool_call_update", changed), **cleared}]
+        return [{**tool_call_v1(stored, "tool_call_update", changed, self.terminals), **cleared}]
+
+    def _terminal(self, update: dict[str, Any]) -> list[dict[str, Any]]:
+        """An agent-owned terminal's output or state: the tool calls showing it get their content again."""
+        terminal_id = str(update.get("terminalId", ""))
+        terminal = self.terminals.setdefault(terminal_id, {"text": ""})
+        if update.get("sessionUpdate") == "terminal_output_chunk":
+            terminal["text"] += _decode(update.get("data"))
+        else:
+            output = update.get("output")
+            _patch(terminal, {k: v for k, v in update.items() if k != "output"})
+            if isinstance(output, dict):  # a replacement snapshot
+                terminal["text"] = _decode(output.get("data"))
+        showing = [
+            call
+            for call in self.tool_calls.values()
+            if any(isinstance(c, dict) and c.get("terminalId") == terminal_id for c in call.get("content") or [])
+        ]
+        return [tool_call_v1(call, "tool_call_update", ["content"], self.terminals) for call in showing]
 
     def _tool_content(self, update: dict[str, Any]) -> list[dict[str, Any]]:
         tool_call_id = str(update.get("toolCallId", ""))
@@ -213,11 +266,8 @@ class SessionFold:
         if stored is None:
             stored = self.tool_calls[tool_call_id] = {"toolCallId": tool_call_id}
         stored["content"] = [*(stored.get("content") or []), update.get("content")]
-        return [
-            tool_call_v1(
-                stored, "tool_call" if first else "tool_call_update", ["content"] if not first else _TOOL_FIELDS
-            )
-        ]
+        fields = _TOOL_FIELDS if first else ["content"]
+        return [tool_call_v1(stored, "tool_call" if first else "tool_call_update", fields, self.terminals)]
 
     def _state(self, update: dict[str, Any]) -> None:
         state = update.get("state")
