@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from langacp.client import AcpConnection, LocalHandler, PermissionPolicy, PermissionRequest
+from langacp.client import AcpConnection, LocalHandler, PermissionPolicy, PermissionRequest, RecordingHandler
 from ts_agent_support import NoNode, install_ts_agent, install_ts_agent_v2
 
 
@@ -91,12 +91,17 @@ async def test_turn_with_tool_calls_text_and_a_permission(ts_agent_v2: list[str]
     assert any(u.session_update == "usage_update" and u.used == 1234 for u in seen.updates)
 
 
-async def test_permission_rejected_by_policy(ts_agent_v2: list[str], project: Path) -> None:
+async def test_permission_rejected_by_policy_and_recorded(ts_agent_v2: list[str], project: Path) -> None:
     policy = PermissionPolicy(deny=["Modifying *"])
-    async with AcpConnection(Seen(), policy) as conn:
+    rec = RecordingHandler(inner=Seen())
+    async with AcpConnection(rec, policy) as conn:
         sid = await _connect(conn, ts_agent_v2, project)
         result = await conn.prompt(sid, "change the configuration")
     assert result.text.endswith(" Skipped the configuration change.")
+    (asked,) = rec.of("permission:request")
+    assert asked["question"] == "Allow modifying config.json?" and asked["title"] == "Modifying config.json"
+    assert [e["status"] for e in rec.of("tool:result")] == ["completed", "failed"]
+    assert rec.of("message:complete")[0]["text"] == result.text
     assert not (project / "config.json").exists()
     assert [(d.decision, d.rule) for d in policy.decisions] == [("reject", "Modifying *")]
 
@@ -123,6 +128,27 @@ async def test_cancel_the_turn_and_cancel_one_tool_call(ts_agent_v2: list[str], 
         assert result.text == "waiting the tool was cancelled"
         assert seen.tool_updates(tool_call_id)[-1].status == "failed"
         assert conn.cancellable_tool_calls(sid) == []
+
+
+async def test_a_withdrawn_permission_question_stops_being_asked(ts_agent_v2: list[str], project: Path) -> None:
+    asked, withdrawn = asyncio.Event(), asyncio.Event()
+
+    async def ask(request: PermissionRequest) -> str:
+        asked.set()
+        try:
+            await asyncio.Event().wait()  # a user who never answers
+        except asyncio.CancelledError:
+            withdrawn.set()
+            raise
+        return "allow"
+
+    async with AcpConnection(Seen(), PermissionPolicy(ask_else=ask)) as conn:
+        sid = await _connect(conn, ts_agent_v2, project)
+        turn = asyncio.ensure_future(conn.prompt(sid, "ask"))
+        await asyncio.wait_for(asked.wait(), 30)
+        await conn.cancel(sid)  # the agent withdraws its question ($/cancel_request) and ends the turn
+        assert (await asyncio.wait_for(turn, 30)).stop_reason == "cancelled"
+        await asyncio.wait_for(withdrawn.wait(), 5)
 
 
 async def test_agent_terminal_shows_as_its_tool_calls_content(ts_agent_v2: list[str], project: Path) -> None:

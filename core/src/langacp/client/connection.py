@@ -149,7 +149,7 @@ class AcpConnection(AgentProcess):
             )
         from acp.schema import InitializeResponse
 
-        from langacp.compat.sdk import route_incoming, sdk_connection
+        from langacp.compat.sdk import route_incoming, sdk_connection, wrap_request_runner
 
         params = initialize_params(protocol_version, capabilities, self.client_info)
         result = await self._request(sdk_connection(self.conn).send_request("initialize", params))
@@ -160,6 +160,7 @@ class AcpConnection(AgentProcess):
         ):
             self.v2 = V2Client(sdk_connection(self.conn), self.router, result)
             route_incoming(self.conn, self.v2.handle)
+            wrap_request_runner(self.conn, self.v2.request_runner)
             return initialize_v1(result)
         return InitializeResponse.model_validate(result)  # the agent speaks v1: the SDK carries on
 

@@ -181,6 +181,7 @@ class RecordingHandler:
             kind=call.kind,
             rawInput=call.raw_input,
             options=options,
+            **({"question": request.title} if request.title else {}),  # ACP v2 asks in its own words
         )
 
     def on_permission_result(self, record: PermissionRecord) -> None:

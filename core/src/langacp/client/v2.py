@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 from langacp.client.policy import PermissionRequest
@@ -34,6 +35,9 @@ if TYPE_CHECKING:
 __all__ = ["V2Client", "initialize_params", "initialize_v1"]
 
 log = logging.getLogger(__name__)
+
+_REQUEST_ID: ContextVar[Any] = ContextVar("langacp_v2_request_id", default=None)
+"""The JSON-RPC id of the agent's request being answered (``$/cancel_request`` names it)."""
 
 
 def initialize_params(protocol_version: int, capabilities: Any, info: Any) -> dict[str, Any]:
@@ -89,6 +93,22 @@ class V2Client:
         self.sessions: dict[str, SessionFold] = {}
         self._permission_ids = 0
         self._last: asyncio.Future[None] | None = None
+        self._asking: dict[Any, asyncio.Future[Any]] = {}
+        """Permission requests being answered, by request id."""
+
+    def request_runner(
+        self, run: Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
+    ) -> Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]:
+        """Wraps the SDK's runner of incoming requests so :meth:`handle` knows each one's id."""
+
+        async def runner(message: dict[str, Any]) -> dict[str, Any]:
+            token = _REQUEST_ID.set(message.get("id"))
+            try:
+                return await run(message)
+            finally:
+                _REQUEST_ID.reset(token)
+
+        return runner
 
     def fold(self, session_id: str) -> SessionFold:
         return self.sessions.setdefault(session_id, SessionFold())
@@ -105,6 +125,11 @@ class V2Client:
             return None
         if method == "session/request_permission":
             return await self._permission(params)
+        if method == "$/cancel_request":  # the agent withdrew a question: stop asking it
+            asking = self._asking.get(params.get("requestId"))
+            if asking is not None:
+                asking.cancel()
+            return None
         if method.startswith("_"):
             if is_notification:
                 await self.router.ext_notification(method[1:], params)
@@ -166,7 +191,19 @@ class V2Client:
             title=title,
             subject=subject,
         )
-        response = await self.router.permission(request)
+        request_id = _REQUEST_ID.get()
+        asking = asyncio.ensure_future(self.router.permission(request))
+        self._asking[request_id] = asking
+        try:
+            await asyncio.wait([asking])
+        except asyncio.CancelledError:
+            asking.cancel()
+            raise
+        finally:
+            self._asking.pop(request_id, None)
+        if asking.cancelled():  # withdrawn by $/cancel_request
+            return {"outcome": {"outcome": "cancelled"}}
+        response = asking.result()
         return response.model_dump(mode="json", by_alias=True, exclude_none=True)  # type: ignore[no-any-return]
 
     def _permission_id(self) -> str:
