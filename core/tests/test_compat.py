@@ -56,6 +56,23 @@ def test_compat_sdk_route_incoming_replaces_the_router() -> None:
         assert seen == [("x/y", {"a": 1}, False)]
         await sdk.sdk_connection(conn).close()
 
+
+def test_compat_sdk_route_and_raw_request() -> None:
+    from acp.core import AgentSideConnection
+    from acp.router import Route
+
+    async def main() -> None:
+        agent_end, client_end = sdk.memory_transport_pair()
+        conn = AgentSideConnection(object(), agent_end, listening=False)  # type: ignore[arg-type]
+        router = sdk.sdk_router(conn)
+        assert isinstance(sdk.sdk_route(router, "session/prompt", "request"), Route)
+        assert isinstance(sdk.sdk_route(router, "session/cancel", "notification"), Route)
+        assert sdk.sdk_route(router, "no/such", "request") is None
+        asking = asyncio.ensure_future(sdk.send_raw_request(conn, "x/y", {"a": 1}))
+        message = await asyncio.wait_for(client_end.receive(), 5)
+        assert message["method"] == "x/y" and message["params"] == {"a": 1}
+        asking.cancel()
+
     asyncio.run(main())
 
 

@@ -106,6 +106,8 @@ class LangacpAgent:
         self._sessions = SessionMethods(self.registry)
         self._prompts = PromptMethods(self.registry, recursion_limit)
         self._settings = SettingMethods(self.registry)
+        self.v2: Any = None
+        """The connection's ACP v2 wire (:mod:`langacp.protocol.v2`) once ``initialize`` negotiated v2."""
 
     # -- SDK wiring ----------------------------------------------------------------------------
 

@@ -9,8 +9,10 @@ __all__ = [
     "memory_transport_pair",
     "route_incoming",
     "sdk_connection",
+    "sdk_route",
     "sdk_router",
     "send_raw_notification",
+    "send_raw_request",
     "wrap_request_runner",
 ]
 
@@ -33,6 +35,12 @@ def route_incoming(conn: Any, handler: Callable[[str, Any, bool], Awaitable[Any]
     sdk_connection(conn)._handler = handler
 
 
+def sdk_route(router: Any, method: str, kind: str) -> Any:
+    """The ``Route`` a ``MessageRouter`` has for ``method`` (``_requests`` / ``_notifications``), or ``None``."""
+    routes = router._requests if kind == "request" else router._notifications
+    return routes.get(method)
+
+
 def wrap_request_runner(
     conn: Any,
     wrap: Callable[[Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]], Callable[[dict[str, Any]], Any]],
@@ -45,6 +53,11 @@ def wrap_request_runner(
 async def send_raw_notification(conn: Any, method: str, params: dict[str, Any]) -> None:
     """Send a JSON-RPC notification the SDK has no model for, on ``conn``'s connection."""
     await sdk_connection(conn).send_notification(method, params)
+
+
+async def send_raw_request(conn: Any, method: str, params: dict[str, Any]) -> Any:
+    """Send a JSON-RPC request the SDK has no model for on ``conn``'s connection; its result (JSON)."""
+    return await sdk_connection(conn).send_request(method, params)
 
 
 def memory_transport_pair() -> tuple[Any, Any]:

@@ -12,7 +12,8 @@ Delete each when the SDK routes it itself:
 
 The SDK offers no public hook for this: the routes go into the connection's router
 (``Route``/``MessageRouter.add_route``, public classes) reached through :mod:`langacp.compat.sdk`,
-and the request tracking wraps the connection's request runner there.
+and the request tracking wraps the connection's request runner there. ACP v2's routes go in
+front of these (:mod:`langacp.protocol.v2.routing`): a v1 connection reaches them unchanged.
 """
 
 from __future__ import annotations
@@ -131,3 +132,6 @@ def install(conn: Any, agent: Any) -> None:
         await inflight.cancel_request(notification.request_id)
 
     router.add_route(Route("$/cancel_request", cancel_request, "notification"))
+    from langacp.protocol.v2 import routing as v2_routing
+
+    v2_routing.install(conn, agent)  # v1's routes above stay as they are; v2's in front, by version

@@ -1,0 +1,7 @@
+"""ACP v2 (Preview) beside v1: one wire mapping over the same session core, turns and plugins.
+
+- :mod:`.models`: typed models of the v2 shapes langacp speaks, checked against ``schema/v2/schema.json``;
+- :mod:`.negotiation`: which version a connection speaks; v2's ``initialize`` response from v1's;
+- :mod:`.routing`: each method to v1's route or v2's handler, by the negotiated version;
+- :mod:`.wire`: one connection's v2 handlers.
+"""
