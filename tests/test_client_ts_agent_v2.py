@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -251,3 +252,44 @@ def test_chat_speaks_v2(ts_agent_v2: list[str], project: Path) -> None:
     assert lines[-1].get("stopReason") == "end_turn"
     assert "ACP v2" in done.stderr  # the version shows in the debug output only
     assert (project / "config.json").exists()
+
+
+def test_chat_modes_and_ctrl_c_cancels_the_tool_call_first(ts_agent_v2: list[str], project: Path) -> None:
+    chat = [sys.executable, "-m", "langacp.cli", "chat"]
+    typed = subprocess.run(
+        [*chat, "--", *ts_agent_v2],
+        input="/mode code\nmode\n",
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=90,
+    )
+    assert typed.returncode == 0, typed.stderr
+    assert "mode code, brief false" in typed.stdout  # /mode set the v2 mode config option
+
+    running = subprocess.Popen(
+        [*chat, "--prompt", "slow", "--json", "--", *ts_agent_v2],
+        cwd=project,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert running.stdout is not None
+        lines = []
+        for line in running.stdout:
+            lines.append(json.loads(line))
+            if lines[-1].get("update", {}).get("sessionUpdate") == "tool_call":
+                running.send_signal(signal.SIGINT)  # the first Ctrl-C: the tool call alone
+        _, stderr = running.communicate(timeout=60)
+    finally:
+        running.kill()
+    assert running.returncode == 0, stderr
+    assert "cancelling the running tool call" in stderr
+    text = "".join(
+        e["update"]["content"]["text"]
+        for e in lines
+        if e.get("update", {}).get("sessionUpdate") == "agent_message_chunk"
+    )
+    assert text == "waiting the tool was cancelled" and lines[-1]["stopReason"] == "end_turn"
