@@ -22,6 +22,8 @@ WORDS = {
     "booleanConfigOptions": "on/off options",
     "systemPrompt": "system prompts",
     "sessionTitleStatus": "session titles and status",
+    "planOperations": "plans by id",
+    "subagents": "subagents",
 }
 """How the registry entry's description names each optional feature."""
 

@@ -22,6 +22,7 @@ from langacp.forms import FormError, check_form_answer, check_form_schema, form_
 from langacp.hookspecs import HOOK_NAMES, hookimpl
 from langacp.off_loop import run_off_loop
 from langacp.paths import PathError, PathOutsideError, SessionPaths, fd_path, is_inside
+from langacp.plan_updates import plan_removed, plan_update, plans_by_id
 from langacp.plugins import Plugins, hook_time_limit
 from langacp.processes import killpg, stop_group, unwatch_group, watch_group, watching_new_groups
 from langacp.stores import (
@@ -122,6 +123,9 @@ __all__ = [
     "model_call_messages",
     "now_iso",
     "pending_tool_calls",
+    "plan_removed",
+    "plan_update",
+    "plans_by_id",
     "project_config_path",
     "read_config",
     "read_table",

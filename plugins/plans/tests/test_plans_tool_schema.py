@@ -19,7 +19,7 @@ from langacp_plans.tool import PlanArguments, update_plan
 def _reference() -> BaseTool:
     """``update_plan`` as it was: a pydantic argument schema, validated by LangChain before it runs."""
 
-    def plan(entries: list[Any]) -> str:
+    def plan(entries: list[Any], plan_id: str | None = None) -> str:
         done = sum(1 for entry in entries if entry.status == "completed")
         return f"Plan updated: {done} of {len(entries)} steps completed."
 

@@ -42,7 +42,7 @@ def speaks_unstable(client_capabilities: Any) -> bool:
 
     ACP has no negotiation for it: a client says so with ``_meta.unstable: true`` in its
     capabilities, or by declaring a capability only the unstable schema has (``plan``,
-    ``positionEncodings``, ``nes``). ``session.compaction`` and ``session.notices`` are stable
+    ``subagents``, ``positionEncodings``, ``nes``). ``session.compaction`` and ``session.notices`` are stable
     v1 (:mod:`langacp.protocol.capabilities`): they say nothing about the unstable schema.
     """
     if client_capabilities is None:
@@ -50,7 +50,8 @@ def speaks_unstable(client_capabilities: Any) -> bool:
     meta = getattr(client_capabilities, "field_meta", None) or {}
     if meta.get(UNSTABLE_META) is True:
         return True
-    return any(getattr(client_capabilities, name, None) is not None for name in ("plan", "position_encodings", "nes"))
+    unstable_only = ("plan", "subagents", "position_encodings", "nes")
+    return any(getattr(client_capabilities, name, None) is not None for name in unstable_only)
 
 
 def initialize_response(

@@ -6,6 +6,7 @@
 - :mod:`~langacp.bridge.turn`: the turn state machine (model output, each tool call's stages);
 - :mod:`~langacp.bridge.stream`: running a graph's stream for a turn, interrupts included;
 - :mod:`~langacp.bridge.tool_starts`: the callback handler reporting a tool of the graph starting;
+- :mod:`~langacp.bridge.subagents`: a sub-agent's work as a child session (ACP's unstable subagents);
 - :mod:`~langacp.bridge.repair`: a thread cut short (cancel, error) made fit for the next turn.
 
 :mod:`langacp.replay` (``session/load``) builds on the first three.

@@ -19,7 +19,7 @@ from langacp.bridge.compaction import CompactionStarts, summarizes
 from langacp.bridge.tool_starts import ToolStarts
 from langacp.bridge.turn import TurnReporter
 from langacp.compat.langgraph import INTERRUPT_KEY, overwritten
-from langacp.protocol import client_compaction
+from langacp.protocol import client_compaction, client_subagents
 from langacp.types import SessionContext, TurnOutcome, TurnPaused
 
 if TYPE_CHECKING:
@@ -49,6 +49,8 @@ class TurnRunner(TurnReporter):
         """The graph runs the core's tool guard, which reports tools starting (see
         :meth:`tool_started`); otherwise a :class:`ToolStarts` handler in the run's callbacks does."""
         self.graph = graph
+        self.subagents: Any = None
+        """The :class:`~langacp.bridge.subagents.SubagentWatcher` of a client that shows child sessions."""
 
     async def run(
         self,
@@ -69,6 +71,11 @@ class TurnRunner(TurnReporter):
         handlers: list[Any] = [] if self.guarded else [ToolStarts(self)]
         if summarizes(self.graph) and client_compaction(self.session.client_capabilities):
             handlers.append(CompactionStarts(self))
+        if client_subagents(self.session.client_capabilities):
+            from langacp.bridge.subagents import SubagentWatcher
+
+            self.subagents = SubagentWatcher(self)
+            handlers.append(self.subagents)
         if handlers:
             config = dict(merge_configs(cast("RunnableConfig", config), {"callbacks": handlers}))
         if pending:
@@ -102,6 +109,12 @@ class TurnRunner(TurnReporter):
                 self.say(NO_RESUME_TEXT)
                 return
             graph_input = resume
+
+    def close_open_tools(self, reason: str) -> None:
+        """As :meth:`TurnReporter.close_open_tools`; a sub-agent still running (a child session) ends ``cancelled``."""
+        if self.subagents is not None:
+            self.subagents.close(reason)
+        super().close_open_tools(reason)
 
     async def _answered(self, answer: Awaitable[Any]) -> Any:
         """The ``Command`` resuming the graph with a plugin's answer, or ``None`` if no plugin answers;

@@ -11,6 +11,12 @@ content, its own tool calls as tool calls whose id is ``PARENT/ID``, each carryi
 fast-agent with ``parentToolCallId``); its permission requests are asked of the editor. The
 sub-agent's notifications are also written to LangGraph's custom stream
 (``stream_mode="custom"``) as ``{"acp_agent": NAME, "notification": SessionNotification}``.
+
+To an editor that advertises ACP's unstable ``clientCapabilities.subagents``, the sub-agent's
+work is a **child session** instead (:mod:`langacp.bridge.subagents`): announced with
+``subagent_update``, the prompt and the answer as session messages, every update of the
+sub-agent's session sent as the child's. To one that advertises ``clientCapabilities.plan``
+(and not subagents), the sub-agent's plan is a plan of its own, by id (the tool call's).
 """
 
 from __future__ import annotations
@@ -30,9 +36,11 @@ from typing import Any, Literal
 from langchain_core.tools import BaseTool
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
+from langacp.bridge.subagents import Child
 from langacp.client.connection import AcpConnection
 from langacp.client.manager import ConnectionManager
 from langacp.client.policy import AskAnswer, AskElse, PermissionPolicy, PermissionRequest
+from langacp.protocol.capabilities import client_plans, client_subagents
 from langacp.running import running_session
 
 __all__ = ["AcpAgentTool", "AgentSpec", "acp_agent_tool", "acp_node", "default_manager"]
@@ -96,10 +104,28 @@ class _Route:
     flushed_at: float = 0.0
     flush: asyncio.TimerHandle | None = None
     sent: int = 0
+    child: Child | None = None
+    """The child session the sub-agent's work goes to (a client with ``subagents``)."""
 
     @property
     def nested(self) -> bool:
         return self.session is not None and bool(self.parent_id)
+
+    async def open_child(self, name: str, prompt: str) -> None:
+        """Announce a child session for the sub-agent's work, when the parent's client shows them."""
+        caps = getattr(self.session, "client_capabilities", None)
+        if not self.nested or self.session.send_update is None or not client_subagents(caps):
+            return
+        self.child = Child(self.session, self.parent_id)
+        for update in self.child.started(name, prompt):
+            await self.session.send_update(update)
+
+    async def close_child(self, answer: str, stop_reason: str) -> None:
+        if self.child is None:
+            return
+        with contextlib.suppress(Exception):  # a closed parent session must not fail the tool
+            for update in self.child.finished(answer, stop_reason):
+                await self.session.send_update(update)
 
 
 _ROUTES: dict[str, _Route] = {}
@@ -168,15 +194,19 @@ class AcpAgentTool(BaseTool):
         async with self._lock:  # one turn at a time in this tool's session
             session_id = await self._open(conn, session)
             route = _Route(session, tool_call_id or "", self.spec.fallback)
+            await route.open_child(self.name, prompt)
             _ROUTES[session_id] = route
             remove = conn.add_listener(_forwarder(route, self.name), session_id)
+            stop = "cancelled"
             try:
                 result = await conn.prompt(session_id, prompt)
+                stop = result.stop_reason
             finally:
                 remove()
                 _ROUTES.pop(session_id, None)
                 if route.nested:
                     await _flush(route)
+                await route.close_child(result.text if stop != "cancelled" else "", stop)
         if result.stop_reason != "end_turn":
             return f"{result.text}\n[the agent stopped: {result.stop_reason}]".strip()
         return result.text
@@ -206,7 +236,13 @@ def _forwarder(route: _Route, name: str) -> Callable[[Any], Any]:
             return
         update = note.update
         kind = update.session_update
-        if kind == "agent_message_chunk":
+        if route.child is not None:  # the sub-agent's session, shown as the child's
+            await route.session.send_update(route.child.own(update))
+        elif kind == "plan" and client_plans(getattr(route.session, "client_capabilities", None)):
+            from langacp.protocol import plan_update
+
+            await route.session.send_update(plan_update(route.parent_id, list(update.entries)))
+        elif kind == "agent_message_chunk":
             text = getattr(update.content, "text", None)
             if isinstance(text, str):
                 route.text.append(text)
@@ -343,17 +379,21 @@ def acp_node(
             await session.send_update(
                 start_tool_call(route.parent_id, name, kind="other", status="in_progress", raw_input={"prompt": text})
             )
+            await route.open_child(name, text)
         _ROUTES[session_id] = route
         remove = conn.add_listener(_forwarder(route, name), session_id)
         status: Literal["completed", "failed"] = "failed"
+        stop = "cancelled"
         try:
             result = await conn.prompt(session_id, text)
-            status = "completed" if result.stop_reason == "end_turn" else "failed"
+            stop = result.stop_reason
+            status = "completed" if stop == "end_turn" else "failed"
         finally:
             remove()
             _ROUTES.pop(session_id, None)
             if route.nested:
                 await _flush(route)
+                await route.close_child(result.text if stop != "cancelled" else "", stop)
                 await _finish(route, status)
         if output_key == "messages":
             return {output_key: [AIMessage(content=result.text, name=name)]}

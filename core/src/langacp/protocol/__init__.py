@@ -2,6 +2,8 @@
 
 - :mod:`.models`: typed models of the newer stable v1 shapes (notices, compaction, a tool
   call's ``name``, the client capabilities the SDK drops), checked against the official schema;
+- :mod:`.unstable`: the unstable updates langacp sends behind their capabilities (plans by id,
+  subagents);
 - :mod:`.capabilities`: what the client advertised, what this build offers;
 - :mod:`.routes`: the methods the SDK cannot route;
 - :func:`send_update`: one ``session/update``, whether the SDK has a model for it or not.
@@ -19,6 +21,8 @@ from langacp.protocol.capabilities import (
     client_boolean_options,
     client_compaction,
     client_notices,
+    client_plans,
+    client_subagents,
     protocol_report,
 )
 from langacp.protocol.models import (
@@ -29,20 +33,34 @@ from langacp.protocol.models import (
     NoticeUpdate,
     ProtocolUpdate,
 )
+from langacp.protocol.unstable import (
+    ForSession,
+    SessionMessage,
+    SessionMessageChunk,
+    SubagentUpdate,
+)
 
 __all__ = [
     "CLIENT_SYSTEM_PROMPT",
     "OFFERED",
     "CompactionSummaryChunk",
     "CompactionUpdate",
+    "ForSession",
     "NamedToolCallProgress",
     "NamedToolCallStart",
     "NoticeUpdate",
     "ProtocolUpdate",
+    "SessionMessage",
+    "SessionMessageChunk",
+    "SubagentUpdate",
     "client_boolean_options",
     "client_compaction",
     "client_notices",
+    "client_plans",
+    "client_subagents",
     "compaction_update",
+    "plan_removed",
+    "plan_update",
     "protocol_report",
     "send_update",
     "start_tool_call",
@@ -90,8 +108,10 @@ async def send_update(client: Any, session_id: str, update: Any) -> None:
     An SDK model goes through the SDK; one of this package's (which the SDK's
     ``SessionNotification`` would refuse or strip) is written as JSON on the same connection.
     A client object without the SDK's connection (a test double) gets it through its own
-    ``session_update``, as the model.
+    ``session_update``, as the model. A :class:`ForSession` goes out for its own session.
     """
+    if isinstance(update, ForSession):
+        session_id, update = update.session_id, update.update
     if not isinstance(update, _OWN):
         await client.session_update(session_id=session_id, update=update)
         return
@@ -123,3 +143,19 @@ def compaction_update(
     if error is not None:
         fields["error"] = error
     return CompactionUpdate.model_validate(fields)
+
+
+def plan_update(plan_id: str, entries: list[Any]) -> Any:
+    """An unstable ``plan_update``: plan ``plan_id`` is now ``entries`` (``acp.schema.PlanEntry``); only to a
+    client with ``clientCapabilities.plan`` (:func:`client_plans`). The SDK's model."""
+    from acp.schema import AgentPlanContentUpdate, PlanUpdateItems
+
+    items = PlanUpdateItems(type="items", plan_id=plan_id, entries=entries)
+    return AgentPlanContentUpdate(session_update="plan_update", plan=items)
+
+
+def plan_removed(plan_id: str) -> Any:
+    """An unstable ``plan_removed`` for plan ``plan_id`` (only to a client with ``clientCapabilities.plan``)."""
+    from acp.schema import AgentPlanRemovedUpdate
+
+    return AgentPlanRemovedUpdate(session_update="plan_removed", plan_id=plan_id)

@@ -15,6 +15,8 @@ __all__ = [
     "client_boolean_options",
     "client_compaction",
     "client_notices",
+    "client_plans",
+    "client_subagents",
     "protocol_report",
 ]
 
@@ -29,6 +31,8 @@ OFFERED: dict[str, str] = {
     "traceContext": "_meta.traceparent / tracestate of session/prompt parents the turn's LangSmith run and spans",
     "systemPrompt": "unstable sessionCapabilities.systemPrompt (append): the client's instructions, through the hook",
     "sessionTitleStatus": "unstable session/set_title and session/status (sessionCapabilities.title / status)",
+    "planOperations": "unstable clientCapabilities.plan: plan_update / plan_removed, plans by id (langacp-plans)",
+    "subagents": "unstable clientCapabilities.subagents: a sub-agent's work (acp_agent_tool, task tool) as a session",
     "booleanConfigOptions": "session.configOptions.boolean: on/off config options (langacp-modes: auto-accept edits)",
 }
 """The optional stable v1 features this build sends (to a client that advertises the capability that gates one)."""
@@ -51,6 +55,22 @@ def client_notices(client_capabilities: Any) -> bool:
 def client_compaction(client_capabilities: Any) -> bool:
     """The client advertised ``session.compaction``: it may be sent ``compaction_update`` and its chunks."""
     return _session_capability(client_capabilities, "compaction")
+
+
+def _client_capability(client_capabilities: Any, name: str) -> bool:
+    if isinstance(client_capabilities, dict):
+        return client_capabilities.get(name) is not None
+    return getattr(client_capabilities, name, None) is not None
+
+
+def client_plans(client_capabilities: Any) -> bool:
+    """The client advertised the unstable ``plan``: it may be sent ``plan_update`` / ``plan_removed``."""
+    return _client_capability(client_capabilities, "plan")
+
+
+def client_subagents(client_capabilities: Any) -> bool:
+    """The client advertised the unstable ``subagents``: a sub-agent's work may go to it as a child session."""
+    return _client_capability(client_capabilities, "subagents")
 
 
 def client_boolean_options(client_capabilities: Any) -> bool:

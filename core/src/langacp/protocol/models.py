@@ -120,6 +120,14 @@ class CompactionCapabilities(BaseModel):
     field_meta: dict[str, Any] | None = Field(default=None, alias="_meta")
 
 
+class SubagentCapabilities(BaseModel):
+    """Unstable ``clientCapabilities.subagents``: the client shows child sessions (``subagent_update``, …)."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    field_meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+
+
 class ClientSessionCapabilitiesV1(ClientSessionCapabilities):
     """The SDK's ``ClientSessionCapabilities`` with the stable ``notices`` and ``compaction`` it drops."""
 
@@ -128,9 +136,11 @@ class ClientSessionCapabilitiesV1(ClientSessionCapabilities):
 
 
 class ClientCapabilitiesV1(ClientCapabilities):
-    """The SDK's ``ClientCapabilities`` whose ``session`` keeps ``notices`` and ``compaction``."""
+    """The SDK's ``ClientCapabilities`` whose ``session`` keeps ``notices`` and ``compaction``, with the
+    unstable ``subagents`` (the SDK has the unstable ``plan``)."""
 
     session: ClientSessionCapabilitiesV1 | None = None  # type: ignore[assignment]
+    subagents: SubagentCapabilities | None = None
 
 
 class InitializeRequestV1(InitializeRequest):

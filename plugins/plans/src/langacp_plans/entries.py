@@ -10,6 +10,9 @@ if TYPE_CHECKING:
 PLAN_TOOLS = ("write_todos", "update_plan")
 """Tool names whose arguments are a plan: LangChain's ``TodoListMiddleware`` and ours."""
 
+MAIN_PLAN = "main"
+"""The id of the plan a plan tool call names none for (a client that keeps plans by id)."""
+
 _STATUSES = {"pending", "in_progress", "completed"}
 _PRIORITIES = {"high", "medium", "low"}
 
@@ -36,3 +39,11 @@ def plan_entries(args: dict[str, Any]) -> list[PlanEntry] | None:
         priority = cast("PlanEntryPriority", item["priority"] if item.get("priority") in _PRIORITIES else "medium")
         entries.append(plan_entry(content.strip(), status=status, priority=priority))
     return entries
+
+
+def plan_id(args: dict[str, Any]) -> str | None:
+    """The id of the plan a call writes (``plan_id``), when it names one: one plan of several."""
+    value = args.get("plan_id")
+    if not isinstance(value, str) or not value.strip():
+        return None
+    return " ".join(value.split())[:100]

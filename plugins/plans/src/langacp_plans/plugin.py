@@ -1,5 +1,9 @@
 """The plans plugin's hooks: plan tools → ACP ``plan`` updates, and the built-in ``update_plan`` tool.
 
+A client that advertises ACP's unstable ``clientCapabilities.plan`` keeps several plans by id:
+it gets ``plan_update`` (the plan the call names with ``plan_id``, else ``main``) and
+``plan_removed`` (a call that empties a plan); any other client the stable ``plan``.
+
 Configuration (``[plans]`` in ``.langacp.toml`` or ``~/.config/langacp/config.toml``):
 ``builtin_tool = false`` stops contributing ``update_plan`` (say, when the agent has a tool of
 that name already).
@@ -10,8 +14,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from langacp.api import SessionContext, ToolCallInfo, hookimpl, layers_for
-from langacp_plans.entries import PLAN_TOOLS, plan_entries
+from langacp.api import SessionContext, ToolCallInfo, hookimpl, layers_for, plans_by_id
+from langacp_plans.entries import MAIN_PLAN, PLAN_TOOLS, plan_entries, plan_id
 
 log = logging.getLogger("langacp.plans")
 
@@ -64,6 +68,11 @@ def langacp_tool_updates(call: ToolCallInfo, result: Any, session: SessionContex
     entries = plan_entries(call.args)
     if entries is None:
         return None
+    if plans_by_id(session):
+        from langacp.api import plan_removed, plan_update
+
+        named = plan_id(call.args) or MAIN_PLAN
+        return [plan_update(named, entries) if entries else plan_removed(named)]
     from acp import update_plan
 
     return [update_plan(entries)]
@@ -79,10 +88,12 @@ def langacp_tool_title(call: ToolCallInfo, session: SessionContext) -> str | Non
     if call.name not in PLAN_TOOLS:
         return None
     entries = plan_entries(call.args)
+    named = plan_id(call.args)
+    plan = f"plan {named!r}" if named else "plan"
     if not entries:
-        return "Update plan"
+        return f"Remove {plan}" if named and entries is not None else "Update plan"
     done = sum(1 for entry in entries if entry.status == "completed")
-    return f"Update plan ({done}/{len(entries)} done)"
+    return f"Update {plan} ({done}/{len(entries)} done)"
 
 
 @hookimpl

@@ -28,23 +28,31 @@ class PlanArguments(BaseModel):
     """``update_plan``'s arguments: what the model sends is validated against this."""
 
     entries: list[PlanItem]
+    plan_id: str | None = None
 
 
 @tool("update_plan")
-def _described(entries: list[PlanItem]) -> str:
+def _described(entries: list[PlanItem], plan_id: str | None = None) -> str:
     """Show the user your plan for a task with several steps, and keep it current.
 
     Send the complete list every time (it replaces the previous one): mark a step
     ``in_progress`` when you start it and ``completed`` as soon as it is done. Skip this tool
     for simple one-step requests.
+
+    Only when you keep several plans (one per sub-task, say): give each a short ``plan_id``, and
+    send a plan with empty ``entries`` to remove it. Leave ``plan_id`` out for your main plan.
     """
     raise NotImplementedError  # only described: update_plan (below) runs
 
 
 def _update_plan(**arguments: Any) -> str:
-    checked = PlanArguments.model_validate(arguments).entries  # a ValidationError fails the call
+    plan = PlanArguments.model_validate(arguments)  # a ValidationError fails the call
+    checked = plan.entries
+    name = f" {plan.plan_id!r}" if plan.plan_id else ""
+    if not checked and plan.plan_id:
+        return f"Plan{name} removed."
     done = sum(1 for entry in checked if entry.status == "completed")
-    return f"Plan updated: {done} of {len(checked)} steps completed."
+    return f"Plan{name} updated: {done} of {len(checked)} steps completed."
 
 
 _FUNCTION = convert_to_openai_function(_described)
