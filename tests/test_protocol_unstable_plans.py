@@ -90,3 +90,43 @@ async def test_a_client_without_the_capability_gets_the_single_plan(unstable_sch
     assert [u["sessionUpdate"] for u in live] == ["plan"] * 3, "nothing new: the stable plan, as before"
     assert [len(u["entries"]) for u in live] == [2, 1, 0]
     assert replayed == live
+
+
+HELPER_AGENT = """
+import sys
+
+from langacp.client import acp_agent_tool
+from langacp.testing.agent import TOOLS, make_model
+
+helper = acp_agent_tool(
+    "helper",
+    command=[sys.executable, "-m", "langacp.cli", "serve", "langacp.testing.agent:agent", "-p", "plans"],
+    description="Delegate a task to the helper agent.",
+)
+
+
+def agent(setup):
+    return setup.create_agent(make_model(), tools=[*TOOLS, helper])
+"""
+
+
+@pytest.mark.parametrize("capable", [True, False], ids=["plan", "plain"])
+async def test_a_sub_agents_plan_is_a_plan_of_its_own(unstable_schema: Schema, tmp_path: Path, capable: bool) -> None:
+    """An ``acp_agent_tool``'s sub-agent writes a plan: to a client with ``plan`` (not ``subagents``) it is
+    the plan whose id is the tool call's; to any other, as before, it is not shown."""
+    (tmp_path / "helper_agent.py").write_text(HELPER_AGENT)
+    async with pipe_agent("helper_agent:agent", tmp_path, env={"PYTHONPATH": str(tmp_path)}) as agent:
+        init = {"protocolVersion": 1, "clientCapabilities": {"plan": {}} if capable else {}}
+        assert "result" in await agent.request(0, "initialize", init)
+        sid = (await agent.request(1, "session/new", {"cwd": str(tmp_path), "mcpServers": []}))["result"]["sessionId"]
+        task = "tool update_plan " + json.dumps({"entries": DOCS})
+        text = "tool helper " + json.dumps({"prompt": task})
+        reply = await agent.request(2, "session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": text}]})
+        assert reply["result"]["stopReason"] == "end_turn", reply
+        updates = plan_updates(unstable_schema, agent)
+    [call] = [u for u in agent.updates() if u["sessionUpdate"] == "tool_call" and u["title"] == "helper"]
+    if capable:
+        plan = {"type": "items", "planId": call["toolCallId"], "entries": DOCS}
+        assert updates == [{"sessionUpdate": "plan_update", "plan": plan}]
+    else:
+        assert updates == []

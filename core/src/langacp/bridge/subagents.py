@@ -177,8 +177,10 @@ class SubagentWatcher(TurnCallbacks):
 
     def __init__(self, turn: TurnReporter) -> None:
         super().__init__(turn)
-        self._tools: dict[str, tuple[str, str, Any]] = {}
-        """Namespace of a running tool of the turn's graph → (tool call id, name, arguments)."""
+        self._tools: dict[str, tuple[str, str, Any] | None] = {}
+        """Namespace of a running tool of the turn's graph → (tool call id, name, arguments); ``None`` when
+        several calls run in one namespace (a hand-made graph's ``ToolNode`` running them in one task):
+        an inner run there cannot be told to belong to one of them, and is not shown."""
         self._own_runs: dict[Any, str] = {}
         self._children: dict[str, _Running] = {}
         """Namespace → the child running there."""
@@ -192,8 +194,9 @@ class SubagentWatcher(TurnCallbacks):
     def _child(self, metadata: dict[str, Any] | None) -> _Running | None:
         namespace = self._namespace(metadata)
         running = self._children.get(namespace)
-        if running is None and namespace in self._tools:
-            call_id, name, args = self._tools[namespace]
+        tool = self._tools.get(namespace)
+        if running is None and tool is not None:
+            call_id, name, args = tool
             running = self._children[namespace] = _Running(self, call_id, name, args)
         return running
 
@@ -262,7 +265,7 @@ class SubagentWatcher(TurnCallbacks):
         if own_graph_task(metadata):
             namespace = self._namespace(metadata)
             if namespace:
-                self._tools[namespace] = (call_id, name, args)
+                self._tools[namespace] = None if namespace in self._tools else (call_id, name, args)
                 self._own_runs[run_id] = namespace
             return
         running = self._child(metadata)
