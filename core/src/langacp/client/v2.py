@@ -174,6 +174,8 @@ class V2Client:
         call: dict[str, Any]
         if subject is not None and subject.get("type") == "tool_call" and isinstance(subject.get("toolCall"), dict):
             call = tool_call_v1(subject["toolCall"], "tool_call_update")
+        elif isinstance(params.get("toolCall"), dict):  # v1's shape, from an agent still half in v1
+            call = tool_call_v1(params["toolCall"], "tool_call_update")
         elif subject is not None and subject.get("type") == "command":
             call = {
                 "toolCallId": subject.get("toolCallId") or self._permission_id(),
@@ -225,7 +227,7 @@ class V2Client:
 
     def _session_fields(self, result: dict[str, Any]) -> dict[str, Any]:
         fields: dict[str, Any] = {"configOptions": config_options_v1(result.get("configOptions"))}
-        modes = modes_v1(result.get("configOptions"))
+        modes = modes_v1(result.get("configOptions")) or result.get("modes")  # modes: an agent half in v1
         if modes is not None:
             fields["modes"] = modes
         return fields
@@ -305,7 +307,11 @@ class V2Client:
         result = await self.request("session/prompt", {"sessionId": session_id, "prompt": [_dump(b) for b in blocks]})
         message_id = result.get("messageId") if isinstance(result, dict) else None
         fold.acknowledged(turn, message_id)
-        stop_reason = await turn.done
+        if message_id is None and isinstance(result, dict) and isinstance(result.get("stopReason"), str):
+            stop_reason = result["stopReason"]  # answered as v1 does, at the turn's end: no idle will come
+            fold.turn = None
+        else:
+            stop_reason = await turn.done
         meta = {"messageId": message_id} if message_id else None
         try:
             return PromptResponse(stop_reason=stop_reason, field_meta=meta)  # type: ignore[arg-type]

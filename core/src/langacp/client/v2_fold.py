@@ -26,7 +26,6 @@ _MESSAGE_KINDS = {
     "user_message": "user_message_chunk",
     "user_message_chunk": "user_message_chunk",
 }
-_SAME_SHAPE = {"usage_update", "session_info_update", "plan_update", "notice", "compaction_update"}
 _TOOL_FIELDS = ("title", "kind", "status", "content", "locations", "rawInput", "rawOutput")
 _FINAL = {"completed", "failed", "cancelled"}
 _STATUS_V1 = {"cancelled": "failed", "paused": "in_progress"}
@@ -76,6 +75,8 @@ def _content_v1(item: Any, terminals: dict[str, dict[str, Any]] | None = None) -
         if terminal is None:
             return _text_content(f"terminal {item.get('terminalId')}")
         return _text_content(terminal_text(terminal)) if terminal_text(terminal) else None
+    if item.get("type") == "diff" and "newText" in item:  # v1's form
+        return item
     if item.get("type") == "diff":
         lines = [
             f"{c.get('operation', 'modify')} {c.get('path') or c.get('newPath', '')}" for c in item.get("changes", [])
@@ -133,6 +134,8 @@ def config_options_v1(options: Any) -> list[dict[str, Any]]:
         if isinstance(option, dict) and "configId" in option:
             v1 = {k: v for k, v in option.items() if k != "configId"}
             converted.append({"id": option["configId"], **v1})
+        elif isinstance(option, dict) and "id" in option:  # already in v1 form
+            converted.append(option)
     return converted
 
 
@@ -193,7 +196,7 @@ class SessionFold:
         kind = update.get("sessionUpdate")
         if kind in _MESSAGE_KINDS:
             return self._message(str(kind), update)
-        if kind == "tool_call_update":
+        if kind in ("tool_call_update", "tool_call"):  # tool_call: v1's create, from an agent still half in v1
             return self._tool_call(update)
         if kind == "tool_call_content_chunk":
             return self._tool_content(update)
@@ -206,9 +209,9 @@ class SessionFold:
             return [commands_v1(update.get("availableCommands"))]
         if kind in ("terminal_update", "terminal_output_chunk"):
             return self._terminal(update)
-        if kind in _SAME_SHAPE:
-            return [update]
-        return []  # kinds of later drafts
+        # the same in both (usage, session info, plans by id, notices, compaction), v1 kinds from an
+        # agent still half in v1; a kind of a later draft has no v1 form and is dropped on delivery
+        return [update]
 
     def _message(self, kind: str, update: dict[str, Any]) -> list[dict[str, Any]]:
         message_id = str(update.get("messageId", ""))
