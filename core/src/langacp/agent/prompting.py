@@ -103,6 +103,7 @@ class PromptMethods:
 
         from langacp.bridge.stream import TurnRunner
         from langacp.operations import end_turn, prompt_content
+        from langacp.protocol import USER_MESSAGE_ID
         from langacp.running import enter_turn
 
         context = session.context
@@ -119,7 +120,11 @@ class PromptMethods:
                 raise asyncio.CancelledError
             pending = await session.pending_interrupts()
             await runner.run(
-                {"messages": [HumanMessage(content=content)]}, config, outcome, pending=pending, prompt=prompt
+                {"messages": [HumanMessage(content=content, id=USER_MESSAGE_ID.get())]},
+                config,
+                outcome,
+                pending=pending,
+                prompt=prompt,
             )
         except asyncio.CancelledError:
             outcome.cancelled = True

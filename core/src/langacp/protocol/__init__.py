@@ -43,6 +43,7 @@ from langacp.protocol.unstable import (
 __all__ = [
     "CLIENT_SYSTEM_PROMPT",
     "OFFERED",
+    "USER_MESSAGE_ID",
     "CompactionSummaryChunk",
     "CompactionUpdate",
     "ForSession",
@@ -73,6 +74,11 @@ CLIENT_SYSTEM_PROMPT: contextvars.ContextVar[str | None] = contextvars.ContextVa
 )
 """While a session is opened: the client's ``systemPrompt`` (``append``) text, which the core's
 ``langacp_system_prompt`` adds to the agent's instructions."""
+
+
+USER_MESSAGE_ID: contextvars.ContextVar[str | None] = contextvars.ContextVar("langacp.user_message_id", default=None)
+"""While a v2 prompt's turn starts: the ``messageId`` its user message was inserted with (the
+stored message keeps it, so a replay sends the same id)."""
 
 
 def system_prompt_text(system_prompt: Any) -> str:

@@ -9,9 +9,10 @@ for content blocks; :mod:`langacp.protocol.v2.mapping` converts what differs).
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from acp import RequestError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 __all__ = [
     "PROTOCOL_VERSION",
@@ -54,6 +55,7 @@ __all__ = [
     "ToolCallUpdate",
     "UserMessage",
     "V2Model",
+    "parse",
     "wire",
 ]
 
@@ -62,6 +64,7 @@ PROTOCOL_VERSION = 2
 
 StopReason = Literal["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled", "error"]
 Json = dict[str, Any]
+M = TypeVar("M", bound=BaseModel)
 
 
 class V2Model(BaseModel):
@@ -76,6 +79,17 @@ class V2Model(BaseModel):
 
     def model_post_init(self, context: Any, /) -> None:
         self.__pydantic_fields_set__.update(self.ALWAYS)
+
+
+def parse(model: type[M], params: Any) -> M:
+    """``params`` as ``model``; -32602 with the first problem when they do not fit."""
+    try:
+        return model.model_validate(params if params is not None else {})
+    except ValidationError as exc:
+        errors = exc.errors()
+        where = ".".join(str(p) for p in errors[0]["loc"]) if errors else ""
+        message = errors[0]["msg"] if errors else "invalid"
+        raise RequestError.invalid_params({"details": f"{where}: {message}"[:300]}) from exc
 
 
 def wire(model: BaseModel) -> Json:

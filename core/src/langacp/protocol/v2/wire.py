@@ -9,31 +9,27 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import Any
 
 from acp import RequestError
-from pydantic import BaseModel, ValidationError
 
-from langacp.protocol.v2.models import InitializeRequest, wire
+from langacp.protocol.v2.models import (
+    CancelTerminalRequest,
+    CancelToolCallRequest,
+    InitializeRequest,
+    LoginAuthRequest,
+    LogoutAuthRequest,
+    PromptRequest,
+    parse,
+    wire,
+)
 from langacp.protocol.v2.negotiation import v1_client_capabilities, v2_initialize_response
 
-__all__ = ["V2Wire", "parse"]
+__all__ = ["V2Wire"]
 
 log = logging.getLogger("langacp.protocol")
 
 Handler = Callable[[dict[str, Any]], Awaitable[Any]]
-M = TypeVar("M", bound=BaseModel)
-
-
-def parse(model: type[M], params: Any) -> M:
-    """``params`` as ``model``; -32602 with the first problem when they do not fit."""
-    try:
-        return model.model_validate(params if params is not None else {})
-    except ValidationError as exc:
-        errors = exc.errors()
-        where = ".".join(str(p) for p in errors[0]["loc"]) if errors else ""
-        message = errors[0]["msg"] if errors else "invalid"
-        raise RequestError.invalid_params({"details": f"{where}: {message}"[:300]}) from exc
 
 
 class V2Wire:
@@ -44,6 +40,9 @@ class V2Wire:
         self.agent = agent
         self.active = False
         self._handlers: dict[str, Handler] = {}
+        self.client: Any = None
+        """The :class:`~.client.V2Client` the session core sends through (once v2 is negotiated)."""
+        self.turns: Any = None
 
     def handler(self, method: str) -> Handler | None:
         """The v2 handler of ``method`` (``None``: v2 has no such method)."""
@@ -60,6 +59,84 @@ class V2Wire:
             client_capabilities=v1_client_capabilities(request.capabilities),
             client_info=Implementation(name=info.name, title=info.title, version=info.version),
         )
+        if not self.active:
+            self._activate()
+        return wire(v2_initialize_response(v1))
+
+    def _activate(self) -> None:
+        from langacp.protocol.v2.client import V2Client
+        from langacp.protocol.v2.sessions import V2Sessions
+        from langacp.protocol.v2.turns import V2Turns
+
+        self.client = V2Client(self.conn, self._waiting, self._seen)
+        self.turns = V2Turns(self.agent, self.client)
+        sessions = V2Sessions(self.agent, self.client, self.turns)
+        self.agent.client = self.agent.registry.client = self.client  # the core sends through v2's mapping
+        self._handlers = {
+            "session/new": sessions.new,
+            "session/resume": sessions.resume,
+            "session/list": sessions.list,
+            "session/close": sessions.close,
+            "session/delete": sessions.delete,
+            "session/set_config_option": sessions.set_config_option,
+            "session/prompt": self.prompt,
+            "session/cancel": self.cancel,
+            "auth/login": self.login,
+            "auth/logout": self.logout,
+            "tool_call/cancel": self.cancel_tool_call,
+            "terminal/cancel": self.cancel_terminal,
+        }
         self.active = True
         self.agent.v2 = self
-        return wire(v2_initialize_response(v1))
+
+    async def _waiting(self, session_id: str, asking: bool) -> None:
+        await self.turns.waiting(session_id, asking)
+
+    def _seen(self, session_id: str, update: dict[str, Any]) -> None:
+        """Every v2 update sent (nothing to track yet: no tool call advertises ``cancel``)."""
+
+    # -- prompt and cancel ------------------------------------------------------------------------
+
+    async def prompt(self, params: dict[str, Any]) -> dict[str, Any]:
+        """``session/prompt``: ``{messageId}`` once inserted (the turn is reported by ``state_update``)."""
+        request = parse(PromptRequest, params)
+        result: dict[str, Any] = await self.turns.prompt(request.session_id, request.prompt)
+        return result
+
+    async def cancel(self, params: dict[str, Any]) -> None:
+        """``session/cancel``: the running turn ends ``cancelled``; prompts not yet inserted get -32800."""
+        session_id = params.get("sessionId") if isinstance(params, dict) else None
+        if not isinstance(session_id, str):
+            return  # a notification: nothing to answer
+        self.turns.cancel(session_id)
+        await self.agent.cancel(session_id=session_id)
+
+    async def cancel_tool_call(self, params: dict[str, Any]) -> dict[str, Any]:
+        """``tool_call/cancel``: no tool call advertises ``capabilities.cancel``, so each is -32602."""
+        request = parse(CancelToolCallRequest, params)
+        self.agent.registry.get(request.session_id)  # -32002 for a session that is not open
+        raise RequestError.invalid_params({"details": f"tool call {request.tool_call_id[:80]!r} cannot be cancelled"})
+
+    async def cancel_terminal(self, params: dict[str, Any]) -> dict[str, Any]:
+        """``terminal/cancel``: the agent runs no terminal of its own a v2 client sees, so each is unknown (-32602)."""
+        request = parse(CancelTerminalRequest, params)
+        self.agent.registry.get(request.session_id)
+        raise RequestError.invalid_params({"details": f"unknown terminal {request.terminal_id[:80]!r}"})
+
+    # -- auth -------------------------------------------------------------------------------------
+
+    async def login(self, params: dict[str, Any]) -> dict[str, Any]:
+        """``auth/login``: v1's ``authenticate`` (the plugins' auth methods)."""
+        request = parse(LoginAuthRequest, params)
+        await self.agent.authenticate(method_id=request.method_id)
+        return {}
+
+    async def logout(self, params: dict[str, Any]) -> dict[str, Any]:
+        """``auth/logout``: forget the stored key (v1's ``logout``); with none to forget, nothing to do."""
+        parse(LogoutAuthRequest, params)
+        try:
+            await self.agent.logout()
+        except RequestError as exc:
+            if exc.code != -32601:
+                raise
+        return {}

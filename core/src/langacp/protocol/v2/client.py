@@ -1,0 +1,76 @@
+"""The client as the session core sees it on a v2 connection: same methods, v2 on the wire.
+
+:class:`V2Client` takes the place of the SDK's connection for the core and the plugins once v2
+is negotiated. ``session_update`` maps each v1 update through :func:`~.mapping.to_v2`;
+``request_permission`` asks in v2's shape (a title of its own, the tool call as its subject);
+both questions (a permission, an elicitation) report ``requires_action`` while they wait and
+``running`` once answered, through the turn lifecycle of :mod:`.turns`. Messages are framed and
+sent by the SDK's connection (:mod:`langacp.compat.sdk`).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from langacp.compat import sdk
+from langacp.protocol.v2.mapping import to_v2, tool_call_fields
+from langacp.protocol.v2.models import RequestPermissionRequest, ToolCallPermissionSubject, wire
+
+__all__ = ["V2Client"]
+
+log = logging.getLogger("langacp.protocol")
+
+
+class V2Client:
+    """The SDK's ``AgentSideConnection`` seen through v2 (for the session core and the plugins)."""
+
+    def __init__(self, conn: Any, waiting: Callable[[str, bool], Any], seen: Callable[[str, dict[str, Any]], None]):
+        self._sdk = conn
+        self._waiting = waiting
+        """``waiting(session_id, True)`` when a question starts waiting for the user, ``False`` once answered."""
+        self._seen = seen
+        """Told of every v2 update sent (the tool calls' states, for ``tool_call/cancel``)."""
+
+    async def send(self, session_id: str, update: dict[str, Any]) -> None:
+        """Send one v2 ``session/update``."""
+        self._seen(session_id, update)
+        await sdk.send_raw_notification(self._sdk, "session/update", {"sessionId": session_id, "update": update})
+
+    async def session_update(self, session_id: str, update: Any, **_: Any) -> None:
+        for mapped in to_v2(update):
+            await self.send(session_id, mapped)
+
+    async def request_permission(self, session_id: str, tool_call: Any, options: list[Any], **_: Any) -> Any:
+        from acp.schema import RequestPermissionResponse
+
+        call = tool_call_fields(tool_call.model_dump(mode="json", by_alias=True, exclude_none=True))
+        title = call.get("title") or call.get("name") or "Allow this tool call?"
+        request = RequestPermissionRequest(
+            sessionId=session_id,
+            title=str(title),
+            subject=ToolCallPermissionSubject(toolCall=call),
+            options=[o.model_dump(mode="json", by_alias=True, exclude_none=True) for o in options],
+        )
+        await self._waiting(session_id, True)
+        try:
+            result = await sdk.send_raw_request(self._sdk, "session/request_permission", wire(request))
+        finally:
+            await self._waiting(session_id, False)
+        return RequestPermissionResponse.model_validate(result)
+
+    async def create_elicitation(self, *args: Any, **kwargs: Any) -> Any:
+        session_id = kwargs.get("session_id") or getattr(kwargs.get("mode"), "session_id", None)
+        if isinstance(session_id, str):
+            await self._waiting(session_id, True)
+        try:
+            return await self._sdk.create_elicitation(*args, **kwargs)
+        finally:
+            if isinstance(session_id, str):
+                await self._waiting(session_id, False)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):  # never the SDK connection's insides: this is not an SDK connection
+            raise AttributeError(name)
+        return getattr(self._sdk, name)
