@@ -29,6 +29,7 @@ import pluggy
 
 from langacp import hookspecs
 from langacp.default_plugins import DEFAULT_PLUGINS
+from langacp.hook_calls import DirectCalls, MonitoredManager
 from langacp.hook_guard import HookGuard
 
 __all__ = [
@@ -169,8 +170,10 @@ class PluginSet(HookGuard):
 
     def __init__(self) -> None:
         super().__init__()
-        self.pm = pluggy.PluginManager(hookspecs.PROJECT)
+        self.pm = MonitoredManager(hookspecs.PROJECT)
         self.pm.add_hookspecs(hookspecs)
+        self.direct = DirectCalls(self.pm)
+        """The synchronous hooks' calls (:mod:`langacp.hook_calls`)."""
         self.records: list[PluginRecord] = []
         self._defaults = DEFAULT_PLUGINS
         self._register_defaults()

@@ -84,10 +84,10 @@ class Plugins(PluginSet):
 
     def _first(self, hook: str, **kwargs: Any) -> Any:
         """Call a synchronous mapper: the first answer other than ``None`` (a failing implementation is skipped)."""
-        return getattr(self.pm.hook, hook)(**kwargs)
+        return self.direct.call(hook, kwargs)
 
     def _all(self, hook: str, **kwargs: Any) -> list[Any]:
-        return cast("list[Any]", getattr(self.pm.hook, hook)(**kwargs))
+        return cast("list[Any]", self.direct.call(hook, kwargs))
 
     async def _all_async(self, hook: str, /, first: bool = False, **kwargs: Any) -> list[Any]:
         """An async-capable hook's answers, each implementation awaited before the next one is called.

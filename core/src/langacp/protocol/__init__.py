@@ -132,11 +132,14 @@ async def send_update(client: Any, session_id: str, update: Any) -> None:
 
 
 def start_tool_call(tool_call_id: str, title: str, *, name: str | None, **fields: Any) -> NamedToolCallStart:
-    """``acp.start_tool_call(tool_call_id, title, **fields)`` with ``name``, the tool's programmatic name."""
-    from acp import start_tool_call as sdk_start_tool_call
+    """``acp.start_tool_call(tool_call_id, title, **fields)`` with ``name``, the tool's programmatic name.
 
-    start = sdk_start_tool_call(tool_call_id, title, **fields)
-    return NamedToolCallStart(**dict(start), name=name)
+    Validated once, as the SDK's helper builds it (``content`` and ``locations`` as lists).
+    """
+    for key in ("content", "locations"):
+        if fields.get(key) is not None:
+            fields[key] = list(fields[key])
+    return NamedToolCallStart(session_update="tool_call", tool_call_id=tool_call_id, title=title, name=name, **fields)
 
 
 def compaction_update(
