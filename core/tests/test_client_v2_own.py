@@ -1,0 +1,87 @@
+"""langacp.client speaking ACP v2 to langacp's own agent (``langacp serve`` of the scripted agent, a real
+subprocess over real pipes): the calls and results the v1 tests of test_client_connection.py make, with
+a handler that serves no fs/terminal, so that ``initialize`` asks for 2 and the agent answers 2.
+
+The TypeScript SDK's v2 agent is driven the same way in tests/test_client_ts_agent_v2.py.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from core_support import agent_env, serve_command
+
+from langacp.client import AcpConnection, LocalHandler, PermissionPolicy, PermissionRequest
+
+
+class V2Handler(LocalHandler):
+    """Serves no fs or terminal (they are v1's); keeps the updates and permission requests."""
+
+    def __init__(self) -> None:
+        super().__init__(fs=False, terminal=False)
+        self.updates: list[Any] = []
+        self.requests: list[PermissionRequest] = []
+
+    def on_update(self, session_id: str, update: Any) -> None:
+        self.updates.append(update)
+
+    def on_permission_request(self, request: PermissionRequest) -> None:
+        self.requests.append(request)
+
+
+async def _open(
+    conn: AcpConnection, tmp_path: Path, *, testplug: list[str] | None = None, version: int | None = None
+) -> str:
+    command = serve_command("agent", testplug=bool(testplug))
+    env = agent_env(testplug=testplug or [], extra={"XDG_DATA_HOME": str(tmp_path / "data")})
+    await conn.spawn(command[0], command[1:], cwd=tmp_path, env=env)
+    await conn.initialize(protocol_version=version)
+    return (await conn.new_session(tmp_path)).session_id
+
+
+async def test_a_tool_turn_with_streamed_text_over_v2(tmp_path: Path) -> None:
+    async with AcpConnection(V2Handler()) as conn:
+        sid = await _open(conn, tmp_path)
+        assert conn.protocol_version == 2
+        assert conn.init_response is not None and conn.init_response.agent_info is not None
+        assert conn.init_response.agent_info.name == "langacp"
+        stream = conn.stream_prompt(sid, 'tool add {"a": 1, "b": 2}')
+        kinds = [note.update.session_update async for note in stream]
+        assert kinds.index("tool_call") < kinds.index("tool_call_update")
+        assert stream.result is not None and stream.result.stop_reason == "end_turn"
+        assert stream.result.text == "done: 3"
+        thought = await conn.prompt(sid, "think deeply")
+        assert thought.thought == "Let me think about that." and thought.text == "deeply"
+
+
+async def test_cancel_over_v2(tmp_path: Path) -> None:
+    async with AcpConnection(V2Handler()) as conn:
+        sid = await _open(conn, tmp_path)
+        stream = conn.stream_prompt(sid, "slow 30")
+        async for note in stream:
+            if note.update.session_update == "tool_call":
+                await conn.cancel(sid)
+        assert stream.result is not None and stream.result.stop_reason == "cancelled"
+        assert (await conn.prompt(sid, "echo still here")).text == "still here"
+
+
+async def test_a_permission_over_v2(tmp_path: Path) -> None:
+    handler = V2Handler()
+    policy = PermissionPolicy(allow=["ad?"])
+    async with AcpConnection(handler, policy) as conn:
+        sid = await _open(conn, tmp_path, testplug=["ask"])
+        assert conn.protocol_version == 2
+        assert (await conn.prompt(sid, 'tool add {"a": 1, "b": 2}')).text == "done: 3"
+        policy.deny = ["title:add"]
+        assert "did not run: the user declined it" in (await conn.prompt(sid, 'tool add {"a": 1, "b": 2}')).text
+    assert [r.tool_call.title for r in handler.requests] == ["add", "add"]
+    assert [(d.decision, d.rule) for d in policy.decisions] == [("allow", "ad?"), ("reject", "title:add")]
+
+
+async def test_v1_when_asked_for_1(tmp_path: Path) -> None:
+    async with AcpConnection(V2Handler()) as conn:
+        sid = await _open(conn, tmp_path, version=1)
+        assert conn.protocol_version == 1 and conn.init_response is not None
+        assert conn.init_response.protocol_version == 1
+        assert (await conn.prompt(sid, "echo one")).text == "one"
