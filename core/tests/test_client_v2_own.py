@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from core_support import agent_env, serve_command
 
 from langacp.client import AcpConnection, LocalHandler, PermissionPolicy, PermissionRequest
@@ -85,3 +86,32 @@ async def test_v1_when_asked_for_1(tmp_path: Path) -> None:
         assert conn.protocol_version == 1 and conn.init_response is not None
         assert conn.init_response.protocol_version == 1
         assert (await conn.prompt(sid, "echo one")).text == "one"
+
+
+@pytest.mark.parametrize("version", [1, 2])
+async def test_sessions_listed_and_resumed_with_replay(tmp_path: Path, version: int) -> None:
+    async with AcpConnection(V2Handler()) as conn:
+        sid = await _open(conn, tmp_path, version=version)
+        await conn.prompt(sid, "echo remember me")
+        listed = await conn.list_sessions(cwd=tmp_path)
+        assert [s.session_id for s in listed.sessions] == [sid]
+        replay: list[Any] = []
+        conn.add_listener(lambda note: replay.append(note.update), sid)
+        await conn.load_session(sid, tmp_path)  # v2: session/resume replaying from the start
+    kinds = [u.session_update for u in replay]
+    assert "user_message_chunk" in kinds
+    assert "".join(u.content.text for u in replay if u.session_update == "agent_message_chunk") == "remember me"
+
+
+async def test_modes_are_a_config_option_over_v2(tmp_path: Path) -> None:
+    handler = V2Handler()
+    async with AcpConnection(handler) as conn:
+        command = serve_command("agent", testplug=True)
+        await conn.spawn(command[0], command[1:], cwd=tmp_path, env=agent_env(testplug=["modes"]))
+        await conn.initialize()
+        session = await conn.new_session(tmp_path)
+        assert conn.protocol_version == 2
+        assert session.modes is not None and session.modes.current_mode_id == "ask"
+        assert "mode" in [o.id for o in session.config_options or []]
+        await conn.set_mode(session.session_id, "code")  # v2: session/set_config_option of the mode option
+    assert [u.current_mode_id for u in handler.updates if u.session_update == "current_mode_update"] == ["code"]
