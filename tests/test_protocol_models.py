@@ -22,17 +22,6 @@ from langacp.protocol import (
     update_json,
 )
 from langacp.protocol.models import ClientCapabilitiesV1, ClientSessionCapabilitiesV1, InitializeRequestV1
-from ts_agent_support import NoNode, install_acp_sdk
-
-
-@pytest.fixture(scope="module")
-def schema(tmp_path_factory: pytest.TempPathFactory) -> Schema:
-    try:
-        package = install_acp_sdk(tmp_path_factory.mktemp("acp-sdk"))
-    except NoNode as exc:
-        pytest.skip(str(exc))
-    return Schema(package / "schema" / "v1" / "schema.json")
-
 
 MODELS: list[tuple[type[BaseModel], str]] = [
     (NoticeUpdate, "Notice"),

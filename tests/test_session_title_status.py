@@ -10,23 +10,12 @@ from typing import Any
 import pytest
 
 from acp_schema import PipeAgent, Schema, pipe_agent
-from ts_agent_support import NoNode, install_acp_sdk
 
 pytestmark = pytest.mark.asyncio
 
 TARGET = "langacp.testing.agent:agent"
 UNSTABLE: dict[str, Any] = {"_meta": {"unstable": True}}
 STABLE: dict[str, Any] = {"fs": {"readTextFile": False, "writeTextFile": False}}
-
-
-@pytest.fixture(scope="module")
-def schemas(tmp_path_factory: pytest.TempPathFactory) -> tuple[Schema, Schema]:
-    try:
-        package = install_acp_sdk(tmp_path_factory.mktemp("acp-sdk"))
-    except NoNode as exc:
-        pytest.skip(str(exc))
-    folder = package / "schema" / "v1"
-    return Schema(folder / "schema.unstable.json"), Schema(folder / "schema.json")
 
 
 async def titles(agent: PipeAgent, msg_id: int, cwd: Path) -> dict[str, Any]:

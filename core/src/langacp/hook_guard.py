@@ -26,7 +26,8 @@ from typing import Any
 import pluggy
 
 from langacp.hookspecs import CONTRACT, PROJECT, TIME_LIMITS, Hook
-from langacp.types import PromptCancelled, TurnPaused
+from langacp.notices import notify_once
+from langacp.types import PromptCancelled, SessionContext, TurnPaused
 
 __all__ = ["HookGuard", "hook_time_limit"]
 
@@ -142,27 +143,29 @@ class HookGuard:
         async def awaited(*args: Any) -> Any:
             try:
                 result = function(*args)
-                return await self._awaited(result, plugin, hook, limit) if inspect.isawaitable(result) else result
+                return await self._awaited(result, plugin, hook, limit, args) if inspect.isawaitable(result) else result
             except Exception as exc:  # noqa: BLE001 - logged and skipped; what passes through is re-raised
-                return self._failure(exc, plugin, hook)
+                return self._failure(exc, plugin, hook, args)
 
         def called(*args: Any) -> Any:
             try:
                 result = function(*args)
             except Exception as exc:  # noqa: BLE001 - logged and skipped; what passes through is re-raised
-                return self._failure(exc, plugin, hook)
+                return self._failure(exc, plugin, hook, args)
             if result is None or type(result) in _PLAIN_RESULTS or not inspect.isawaitable(result):
                 return result
             if inspect.iscoroutine(result):
                 result.close()
-            self._failed(plugin, hook.name, None, f"returned an awaitable, but {hook.name} is not awaited")
+            self._failed(plugin, hook.name, None, f"returned an awaitable, but {hook.name} is not awaited", args)
             return hook.failed
 
         guarded: Callable[..., Any] = awaited if hook.awaited else called
         guarded.__wrapped__ = function  # type: ignore[attr-defined]  # pluggy reads the signature through it
         return guarded
 
-    async def _awaited(self, awaitable: Awaitable[Any], plugin: str, hook: Hook, limit: str | None) -> Any:
+    async def _awaited(
+        self, awaitable: Awaitable[Any], plugin: str, hook: Hook, limit: str | None, args: tuple[Any, ...]
+    ) -> Any:
         """``awaitable``'s result within the limit ``limit`` names (see :func:`hook_time_limit`)."""
         seconds = self.time_limits[limit] if limit else None
         running: _RunningLimit | None = None
@@ -181,18 +184,21 @@ class HookGuard:
                 raise
         declared = running.declared
         why = f"its own limit, {declared:g} s" if declared is not None else f"{seconds:g} s ({limit})"
-        self._failed(plugin, hook.name, None, f"did not finish within {why}")
+        self._failed(plugin, hook.name, None, f"did not finish within {why}", args)
         return hook.failed
 
-    def _failure(self, exc: Exception, plugin: str, hook: Hook) -> Any:
+    def _failure(self, exc: Exception, plugin: str, hook: Hook, args: tuple[Any, ...]) -> Any:
         """Log a failure and answer the hook's ``failed`` value; re-raise what passes through."""
         if _passes_through(exc, hook):
             raise exc
-        self._failed(plugin, hook.name, exc)
+        self._failed(plugin, hook.name, exc, None, args)
         return hook.failed
 
-    def _failed(self, plugin: str, hook: str, exc: BaseException | None, why: str | None = None) -> None:
-        """Log a failing implementation: the first time with its traceback, later quietly."""
+    def _failed(
+        self, plugin: str, hook: str, exc: BaseException | None, why: str | None = None, args: tuple[Any, ...] = ()
+    ) -> None:
+        """Log a failing implementation: the first time with its traceback, later quietly; tell the
+        session it was called for, once (a ``notice``, to a client that shows them)."""
         key = (plugin, hook)
         count = self.failures[key] = self.failures.get(key, 0) + 1
         what = why or f"raised {type(exc).__name__}: {exc}"
@@ -206,3 +212,7 @@ class HookGuard:
             )
         else:
             log.debug("langacp: plugin %r %s in %s (failure %d)", plugin, what, hook, count)
+        session = next((a for a in args if isinstance(a, SessionContext)), None)
+        if session is not None:
+            detail = f"{plugin} {what} in {hook}; langacp went on without it (later failures are only logged)."
+            notify_once(session, ("hook", plugin, hook), "warning", f"Plugin {plugin} skipped in {hook}", detail[:1000])

@@ -46,20 +46,32 @@ def _adapter(model: type[Any]) -> Any:
     return adapter
 
 
-def load_data(model: type[M], raw: Any, *, name: str, session_id: str) -> M:
-    """``raw`` (stored JSON, or ``None``) as a ``model``; a fresh ``model()`` if absent or invalid."""
+def load_data(model: type[M], raw: Any, *, name: str, session_id: str = "", session: Any = None) -> M:
+    """``raw`` (stored JSON, or ``None``) as a ``model``; a fresh ``model()`` if absent or invalid.
+
+    Invalid data is logged and, for ``session`` (a ``SessionContext``), told its client once as a
+    ``notice`` (when it shows them).
+    """
     if raw is not None:
         try:
             value: M = _adapter(model).validate_python(raw)
             return value
         except Exception as exc:  # noqa: BLE001 - stored data from an older version must not fail the session
+            why = str(exc).splitlines()[0]
             log.warning(
                 "langacp: session %s: the stored data %r does not fit %s any more; starting it afresh (%s)",
-                session_id,
+                session_id or getattr(session, "session_id", ""),
                 name,
                 model.__name__,
-                str(exc).splitlines()[0],
+                why,
             )
+            if session is not None:
+                from langacp.notices import notify_once
+
+                detail = (
+                    f"The session's saved {name!r} data does not fit {model.__name__} any more ({why}); started afresh."
+                )
+                notify_once(session, ("data", name), "warning", f"Saved {name} data could not be read", detail[:1000])
     return model()
 
 

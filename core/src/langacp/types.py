@@ -250,7 +250,7 @@ class SessionContext:
         key = name or data_name(model)
         found = self._data.get(key)
         if found is None:
-            found = self._data[key] = load_data(model, self.stored.get(key), name=key, session_id=self.session_id)
+            found = self._data[key] = load_data(model, self.stored.get(key), name=key, session=self)
         elif not isinstance(found, model):
             raise TypeError(f"session data {key!r} is a {type(found).__name__}, not a {model.__name__}")
         return found

@@ -50,7 +50,10 @@ class TurnLimits(AgentMiddleware):  # type: ignore[type-arg]
                 f"Stopped: this prompt reached the limit of {self.max_model_calls} model calls "
                 "([stop_reasons] max_model_calls). Send another prompt to continue."
             )
-            return AIMessage(content=text)  # no tool calls: the agent loop ends here
+            if not turn.limit_told:  # once a prompt (a model call after the cap comes back here)
+                turn.limit_told = True
+                await self.session.notify("warning", "Model-call limit reached", text)
+            return AIMessage(content=text)  # no tool calls: the agent loop ends here; the model reads why next turn
         turn.model_calls += 1
         response = await handler(request)
         if not self.forget_refusals:

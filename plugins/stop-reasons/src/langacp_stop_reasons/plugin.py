@@ -107,7 +107,7 @@ def langacp_session_middleware(session: SessionContext) -> list[Any]:
 @hookimpl
 def langacp_prompt_started(session: SessionContext, prompt: Any) -> None:
     turn = session.scratch(TurnState)
-    turn.model_calls, turn.limit_hit, turn.refused = 0, False, False
+    turn.model_calls, turn.limit_hit, turn.limit_told, turn.refused = 0, False, False, False
 
 
 @hookimpl

@@ -14,6 +14,8 @@ class TurnState:
 
     model_calls: int = 0
     limit_hit: bool = False
+    limit_told: bool = False
+    """The user was sent a notice about the limit (a client that shows notices)."""
     refused: bool = False
 
 
