@@ -1,7 +1,7 @@
 """The TypeScript SDK 2.4.0 client (npm ``@agentclientprotocol/sdk``, tests/fixtures/ts_client/updates.mjs)
-receives each newer v1 update langacp sends (``notice``, ``compaction_update``, ``messageId`` on chunks,
-``name`` on tool calls) without a validation error, and a client without the capabilities gets none of
-the gated ones."""
+receives each newer v1 update langacp sends (``notice``, ``compaction_update``, ``compaction_summary_chunk``,
+``messageId`` on chunks, ``name`` on tool calls) without a validation error, and a client without the
+capabilities gets none of the gated ones."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from langacp.testing.harness import serve_command
-from test_protocol_v1_updates import GATED, SUMMARIZING_AGENT, SUMMARY
+from test_protocol_v1_updates import GATED, MODEL_SUMMARIZING_AGENT, SUMMARIZING_AGENT, SUMMARY
 from ts_agent_support import NoNode, install_ts_updates_client
 
 pytestmark = pytest.mark.asyncio
@@ -28,8 +28,10 @@ def ts_client(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
         pytest.skip(str(exc))
 
 
-async def run(ts_client: list[str], tmp_path: Path, capabilities: dict[str, Any]) -> dict[str, Any]:
-    (tmp_path / "summarizing_agent.py").write_text(SUMMARIZING_AGENT)
+async def run(
+    ts_client: list[str], tmp_path: Path, capabilities: dict[str, Any], source: str = SUMMARIZING_AGENT
+) -> dict[str, Any]:
+    (tmp_path / "summarizing_agent.py").write_text(source)
     (tmp_path / ".langacp.toml").write_text("this is = = not toml\n")
     agent = serve_command("summarizing_agent:agent")
     env = {k: v for k, v in os.environ.items() if not k.startswith("LANGACP_")}
@@ -52,16 +54,18 @@ async def run(ts_client: list[str], tmp_path: Path, capabilities: dict[str, Any]
 
 
 async def test_protocol_ts_client_takes_every_new_update(ts_client: list[str], tmp_path: Path) -> None:
-    result = await run(ts_client, tmp_path, {"session": {"notices": {}, "compaction": {}}})
+    result = await run(ts_client, tmp_path, {"session": {"notices": {}, "compaction": {}}}, MODEL_SUMMARIZING_AGENT)
     assert result["errors"] == []
     updates = result["updates"]
     kinds = {u["sessionUpdate"] for u in updates}
-    assert {"notice", "compaction_update"} <= kinds
+    assert {"notice", "compaction_update", "compaction_summary_chunk"} <= kinds
     compactions = [u for u in updates if u["sessionUpdate"] == "compaction_update"]
     assert [c["status"] for c in compactions] == ["in_progress", "completed"]
     assert compactions[1]["summary"] == [{"type": "text", "text": SUMMARY}]
     assert {u["name"] for u in updates if u["sessionUpdate"] == "tool_call"} == {"add"}
-    chunks = [u for u in updates if u["sessionUpdate"].endswith("_chunk")]
+    chunks = [
+        u for u in updates if u["sessionUpdate"].endswith("_chunk") and not u["sessionUpdate"].startswith("compaction")
+    ]
     assert chunks and all(u.get("messageId") for u in chunks)
 
 

@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 
 from acp_schema import PipeAgent, Schema, pipe_agent
-from ts_agent_support import NoNode, install_acp_sdk
 
 pytestmark = pytest.mark.asyncio
 
@@ -20,15 +19,6 @@ TARGET = "langacp.testing.agent:agent"
 CAPABLE: dict[str, Any] = {"session": {"notices": {}, "compaction": {}}}
 PLAIN: dict[str, Any] = {"fs": {"readTextFile": False, "writeTextFile": False}}
 GATED = {"notice", "compaction_update", "compaction_summary_chunk"}
-
-
-@pytest.fixture(scope="module")
-def schema(tmp_path_factory: pytest.TempPathFactory) -> Schema:
-    try:
-        package = install_acp_sdk(tmp_path_factory.mktemp("acp-sdk"))
-    except NoNode as exc:
-        pytest.skip(str(exc))
-    return Schema(package / "schema" / "v1" / "schema.json")
 
 
 def validated(schema: Schema, agent: PipeAgent) -> list[dict[str, Any]]:
@@ -120,12 +110,29 @@ def agent(setup):
 """
 SUMMARY = "Here is a summary of the conversation to date:\n\nThe user added numbers."
 
+MODEL_SUMMARIZING_AGENT = """
+import itertools
+
+from langchain.agents.middleware import SummarizationMiddleware
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage
+
+from langacp.testing.agent import TOOLS, make_model
+
+
+def agent(setup):
+    summary_model = GenericFakeChatModel(messages=itertools.repeat(AIMessage("The user added numbers.")))
+    summarize = SummarizationMiddleware(summary_model, trigger=("messages", 7), keep=("messages", 3))
+    return setup.create_agent(make_model(), tools=TOOLS, middleware=[summarize])
+"""
+"""The summary made by a model that streams it word by word (the other agent's summarizer returns it whole)."""
+
 
 async def summarized_session(
-    schema: Schema, tmp_path: Path, capabilities: dict[str, Any]
+    schema: Schema, tmp_path: Path, capabilities: dict[str, Any], source: str = SUMMARIZING_AGENT
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Two tool turns, the second summarizing the first: (the second turn's updates, session/load's)."""
-    (tmp_path / "summarizing_agent.py").write_text(SUMMARIZING_AGENT)
+    (tmp_path / "summarizing_agent.py").write_text(source)
     env = {"PYTHONPATH": str(tmp_path)}
     store = ["--store", f"sqlite:///{tmp_path / 'sessions.db'}"]
     async with pipe_agent("summarizing_agent:agent", tmp_path, env=env, args=store) as agent:
@@ -151,6 +158,41 @@ async def test_protocol_v1_compaction_to_a_capable_client(schema: Schema, tmp_pa
     assert not [u for u in live if u["sessionUpdate"] == "agent_thought_chunk"], "the summary is not a thought"
     loaded = [u for u in replayed if u["sessionUpdate"] == "compaction_update"]
     assert [(c["status"], c["summary"]) for c in loaded] == [("completed", [{"type": "text", "text": SUMMARY}])]
+    assert loaded[0]["compactionId"] == compactions[0]["compactionId"], "the same compaction on session/load"
+
+
+async def test_protocol_v1_compaction_summary_streams_as_chunks(schema: Schema, tmp_path: Path) -> None:
+    """A summary model's tokens go out as ``compaction_summary_chunk``: in progress -> chunks -> completed."""
+    live, replayed = await summarized_session(schema, tmp_path, CAPABLE, MODEL_SUMMARIZING_AGENT)
+    kinds = ("compaction_update", "compaction_summary_chunk")
+    compaction = [u for u in live if u["sessionUpdate"] in kinds]
+    assert compaction[0] == {
+        "sessionUpdate": "compaction_update",
+        "compactionId": compaction[0]["compactionId"],
+        "status": "in_progress",
+    }
+    chunks = [u for u in compaction if u["sessionUpdate"] == "compaction_summary_chunk"]
+    assert chunks and compaction[1 : 1 + len(chunks)] == chunks, "the chunks come between in progress and completed"
+    assert "".join(c["content"]["text"] for c in chunks) == "The user added numbers."
+    assert compaction[-1]["status"] == "completed" and compaction[-1]["summary"] == [{"type": "text", "text": SUMMARY}]
+    assert {c["compactionId"] for c in compaction} == {compaction[0]["compactionId"]}
+    assert not [
+        u
+        for u in live
+        if u["sessionUpdate"] in ("agent_thought_chunk", "agent_message_chunk") and "added numbers" in str(u["content"])
+    ], "the summary's tokens are not the agent's words"
+    loaded = [u for u in replayed if u["sessionUpdate"] in kinds]
+    assert [(c["sessionUpdate"], c["compactionId"], c["status"]) for c in loaded] == [
+        ("compaction_update", compaction[0]["compactionId"], "completed")
+    ], "replayed once, completed, under the live id"
+
+
+async def test_protocol_v1_no_compaction_chunks_to_a_plain_client(schema: Schema, tmp_path: Path) -> None:
+    live, replayed = await summarized_session(schema, tmp_path, PLAIN, MODEL_SUMMARIZING_AGENT)
+    for updates in (live, replayed):
+        assert not [u for u in updates if u["sessionUpdate"] in GATED]
+        thoughts = [u["content"]["text"] for u in updates if u["sessionUpdate"] == "agent_thought_chunk"]
+        assert thoughts == [SUMMARY]
 
 
 async def test_protocol_v1_no_compaction_to_a_plain_client(schema: Schema, tmp_path: Path) -> None:

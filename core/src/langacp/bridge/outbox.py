@@ -90,6 +90,11 @@ class UpdateSink:
         if self._task is None:
             self._task = asyncio.get_running_loop().create_task(self._run(), name="langacp.updates")
 
+    def tail(self) -> Any:
+        """The last update queued and not sent yet (``None``: none), which its producer may still extend."""
+        tail = self._queue[-1] if self._queue else None
+        return None if tail.__class__ is _Block else tail
+
     def put_block(self, block: dict[str, Any], message_id: str | None = None) -> None:
         """Queue a LangChain output content block of message ``message_id``, mapped to updates when it is sent.
 

@@ -125,8 +125,28 @@ class TurnReporter:
         from langacp.protocol import client_compaction, compaction_update
 
         if self._compaction is None and client_compaction(self.session.client_capabilities):
-            self._compaction = new_message_id().replace("langacp-", "compaction-")
+            self._compaction = _compaction_id()
             self.sink.put(compaction_update(self._compaction, "in_progress"))
+
+    def compaction_id(self) -> str:
+        """The id of the compaction being made (a new one if none was reported): the summary message's id."""
+        if self._compaction is None:
+            self._compaction = _compaction_id()
+        return self._compaction
+
+    def compaction_chunk(self, text: str) -> None:
+        """The summary model streamed ``text``: a ``compaction_summary_chunk`` (joined to an unsent one)."""
+        from acp import text_block
+
+        from langacp.protocol import CompactionSummaryChunk
+
+        if self._compaction is None:
+            return
+        tail = self.sink.tail()
+        if isinstance(tail, CompactionSummaryChunk) and tail.compaction_id == self._compaction:
+            tail.content.text += text  # type: ignore[union-attr]  # only text chunks are queued here
+            return
+        self.sink.put(CompactionSummaryChunk(compactionId=self._compaction, content=text_block(text)))
 
     def compaction_failed(self, error: str) -> None:
         """Making the summary raised: the compaction reported ``in_progress`` is ``failed``."""
@@ -294,6 +314,10 @@ class TurnReporter:
                 self.show_arguments(call_id)
                 state.status = "failed"
                 self.sink.put(update_tool_call(call_id, status="failed", content=[tool_content(text_block(reason))]))
+
+
+def _compaction_id() -> str:
+    return new_message_id().replace("langacp-", "compaction-")
 
 
 def add_usage(totals: dict[str, int], usage: Any) -> None:
