@@ -70,6 +70,7 @@ class SessionSetup:
         system_prompt_additions: Sequence[str] = (),
         *,
         graphs: SharedGraphs | None = None,
+        replace_instructions: bool = False,
     ) -> None:
         self.session = session
         self.checkpointer = checkpointer
@@ -79,6 +80,10 @@ class SessionSetup:
         """Whether the factory read :attr:`middleware` (directly or through :meth:`create_agent`)."""
         self.tools = list(tools)
         self.system_prompt_additions = list(system_prompt_additions)
+        self.replace_instructions = replace_instructions
+        """The client's ``systemPrompt`` overrides the factory's instructions (``base`` of :meth:`system_prompt`)."""
+        self.prompt_asked = False
+        """Whether the factory built its instructions through :meth:`system_prompt` (or :meth:`create_agent`)."""
         self.graphs = graphs
         """Where :meth:`create_agent` finds the graph of a configuration already compiled
         (``langacp serve`` passes its own; ``None``: every call compiles, as ``create_agent`` does)."""
@@ -102,8 +107,13 @@ class SessionSetup:
         return merge_tools(tools, self.tools, self.session)
 
     def system_prompt(self, base: str | None = None) -> str | None:
-        """``base`` followed by the plugins' additions (``None`` if there is nothing)."""
-        parts = [p for p in (base, *self.system_prompt_additions) if p]
+        """``base`` followed by the plugins' additions (``None`` if there is nothing).
+
+        When the client's unstable ``systemPrompt`` is an ``override``, ``base`` (your agent's own
+        instructions) is left out; the plugins' additions, the client's text last, stay.
+        """
+        self.prompt_asked = True
+        parts = [p for p in (None if self.replace_instructions else base, *self.system_prompt_additions) if p]
         return "\n\n".join(parts) if parts else None
 
     def create_agent(
@@ -160,7 +170,7 @@ class Target:
         the cause and where it was raised (answered -32603, an internal error, not -32602).
         """
         if self.factory is None:
-            return self.graph
+            return _overridable(setup, self.graph)
         try:
             result = self.factory(setup) if _takes_setup(self.factory) else self.factory()
             if inspect.isawaitable(result):
@@ -173,7 +183,17 @@ class Target:
         if not _is_graph(result):
             raise TargetError(f"factory {self.spec} returned {type(result).__name__}, not a compiled graph")
         await tell_left_out(setup.session)
-        return result
+        return _overridable(setup, result)
+
+
+def _overridable(setup: SessionSetup, graph: Any) -> Any:
+    """``graph``, unless the client overrides the instructions and they were not built through ``setup``.
+
+    ACP asks for an error then (-32602: the session is not opened), not a session that ignores the override.
+    """
+    if setup.replace_instructions and not setup.prompt_asked:
+        raise ValueError("this agent's instructions cannot be overridden (systemPrompt mode override)")
+    return graph
 
 
 @dataclass(frozen=True)

@@ -132,7 +132,7 @@ class LangacpAgent:
         that speaks the unstable schema, the only one told it may send one); -32602 if unusable."""
         if system_prompt is None or not self._prompts.unstable:
             return contextlib.nullcontext()
-        return _set(protocol.CLIENT_SYSTEM_PROMPT, protocol.system_prompt_text(system_prompt) or None)
+        return _set(protocol.CLIENT_SYSTEM_PROMPT, protocol.client_system_prompt(system_prompt))
 
     # -- initialize / authenticate -------------------------------------------------------------
 

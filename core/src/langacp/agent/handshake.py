@@ -59,8 +59,14 @@ def initialize_response(
 ) -> InitializeResponse:
     """What this agent offers: the core's capabilities as the plugins extend them, and their auth methods."""
     from langacp import auth
-    from langacp.protocol.models import AgentCapabilitiesU, InitializeResponseU, SessionCapabilitiesU
-    from langacp.protocol.models import SessionSystemPromptCapabilities as SystemPromptCapabilities
+    from langacp.protocol.models import (
+        AgentCapabilitiesU,
+        InitializeResponseU,
+        SessionCapabilitiesU,
+        SystemPromptCapabilities,
+        SystemPromptModeCapabilities,
+    )
+    from langacp.protocol.models import SessionSystemPromptCapabilities as Offered
 
     unstable = speaks_unstable(client_capabilities)
 
@@ -80,10 +86,11 @@ def initialize_response(
     )
     capabilities = AgentCapabilitiesU(**offered) if unstable else AgentCapabilities(**offered)
     if isinstance(capabilities.session_capabilities, SessionCapabilitiesU):
-        # Unstable: the client's systemPrompt (append) on session/new, load and resume.
-        capabilities.session_capabilities.system_prompt = SystemPromptCapabilities()
-        capabilities.session_capabilities.title = SystemPromptCapabilities()  # session/set_title
-        capabilities.session_capabilities.status = SystemPromptCapabilities()  # session/status
+        # Unstable: the client's systemPrompt (append, override) on session/new, load and resume.
+        override = SystemPromptModeCapabilities(override=Offered())
+        capabilities.session_capabilities.system_prompt = SystemPromptCapabilities(mode=override)
+        capabilities.session_capabilities.title = Offered()  # session/set_title
+        capabilities.session_capabilities.status = Offered()  # session/status
     plugins.agent_capabilities(capabilities)
     terminal = auth.client_runs_terminal_auth(client_capabilities)
     methods = [m for m in plugins.auth_methods() if terminal or getattr(m, "type", None) != "terminal"]

@@ -366,6 +366,7 @@ class SessionRegistry:
     ) -> tuple[Any, bool]:
         """Tell plugins the session exists, collect their contributions and build the graph."""
         from langacp.middleware import core_middleware
+        from langacp.protocol import client_overrides
         from langacp.target import SessionSetup
 
         await (self.plugins.session_created if created else self.plugins.session_loaded)(context)
@@ -377,9 +378,10 @@ class SessionRegistry:
                 tools=await self.plugins.session_tools(context),
                 system_prompt_additions=self.plugins.system_prompt_additions(context),
                 graphs=self.graphs,
+                replace_instructions=client_overrides(),
             )
         else:  # nothing can be inserted into a precompiled graph
-            setup = SessionSetup(context, store.checkpointer)
+            setup = SessionSetup(context, store.checkpointer, replace_instructions=client_overrides())
         graph = await target.build(setup)
         guarded = target.is_factory and setup.middleware_used
         if target.is_factory and not guarded and not self._warned_unguarded:

@@ -1,4 +1,6 @@
-"""The client's own instructions: the unstable ``systemPrompt`` (``append``) of ``session/new`` / load / resume."""
+"""The client's own instructions: the unstable ``systemPrompt`` (``append`` / ``override``) of ``session/new`` /
+load / resume. With ``override`` the factory's own instructions are left out (``SessionSetup.system_prompt``);
+every plugin's addition stays (what the user installed and configured is not the client's to remove)."""
 
 from __future__ import annotations
 
@@ -11,4 +13,5 @@ def langacp_system_prompt(session: SessionContext) -> str | None:
     """The client's ``systemPrompt`` text, after every plugin's addition (factory targets)."""
     from langacp.protocol import CLIENT_SYSTEM_PROMPT  # imported here: plugins load before the ACP SDK
 
-    return CLIENT_SYSTEM_PROMPT.get()
+    client = CLIENT_SYSTEM_PROMPT.get()
+    return client.text if client is not None else None

@@ -14,7 +14,7 @@ When the SDK catches up, this package shrinks.
 from __future__ import annotations
 
 import contextvars
-from typing import Any
+from typing import Any, NamedTuple
 
 from langacp.protocol.capabilities import (
     OFFERED,
@@ -44,6 +44,7 @@ __all__ = [
     "CLIENT_SYSTEM_PROMPT",
     "OFFERED",
     "USER_MESSAGE_ID",
+    "ClientPrompt",
     "CompactionSummaryChunk",
     "CompactionUpdate",
     "ForSession",
@@ -57,8 +58,10 @@ __all__ = [
     "client_boolean_options",
     "client_compaction",
     "client_notices",
+    "client_overrides",
     "client_plans",
     "client_subagents",
+    "client_system_prompt",
     "compaction_update",
     "plan_removed",
     "plan_update",
@@ -69,11 +72,20 @@ __all__ = [
     "update_json",
 ]
 
-CLIENT_SYSTEM_PROMPT: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+
+class ClientPrompt(NamedTuple):
+    """The client's unstable ``systemPrompt``: its text, and whether it replaces the agent's own instructions."""
+
+    text: str
+    override: bool = False
+
+
+CLIENT_SYSTEM_PROMPT: contextvars.ContextVar[ClientPrompt | None] = contextvars.ContextVar(
     "langacp.client_system_prompt", default=None
 )
-"""While a session is opened: the client's ``systemPrompt`` (``append``) text, which the core's
-``langacp_system_prompt`` adds to the agent's instructions."""
+"""While a session is opened: the client's ``systemPrompt``, whose text the core's
+``langacp_system_prompt`` adds after every plugin's addition; with ``override``, the
+instructions the agent's factory passes (``SessionSetup.system_prompt(base)``) are left out."""
 
 
 USER_MESSAGE_ID: contextvars.ContextVar[str | None] = contextvars.ContextVar("langacp.user_message_id", default=None)
@@ -82,21 +94,37 @@ stored message keeps it, so a replay sends the same id)."""
 
 
 def system_prompt_text(system_prompt: Any) -> str:
-    """The text of an unstable ``systemPrompt`` in ``append`` mode; -32602 for anything else.
+    """The text of an unstable ``systemPrompt`` (``append`` or ``override``); -32602 for anything else.
 
-    ``override`` is not offered (the agent's own instructions are its author's), nor content
-    other than text blocks, nor an empty one: the session is then not opened, as ACP asks.
+    Content other than text blocks, or an empty one, is refused: the session is then not
+    opened, as ACP asks. An override must say something (it replaces the agent's instructions).
     """
     from acp import RequestError
 
     mode = getattr(system_prompt, "mode", None)
-    if mode != "append":
+    if mode not in ("append", "override"):
         raise RequestError.invalid_params({"details": f"systemPrompt mode {str(mode)[:40]!r} is not supported"})
     blocks = getattr(system_prompt, "content", None) or []
     texts = [b.get("text") for b in blocks]
     if not blocks or any(b.get("type") != "text" or not isinstance(t, str) for b, t in zip(blocks, texts, strict=True)):
         raise RequestError.invalid_params({"details": "systemPrompt content must be one or more text blocks"})
-    return "\n\n".join(t for t in texts if isinstance(t, str) and t.strip())
+    text = "\n\n".join(t for t in texts if isinstance(t, str) and t.strip())
+    if mode == "override" and not text:
+        raise RequestError.invalid_params({"details": "a systemPrompt override must have some text"})
+    return text
+
+
+def client_overrides() -> bool:
+    """The session being opened has the client's ``systemPrompt`` in ``override`` mode."""
+    client = CLIENT_SYSTEM_PROMPT.get()
+    return client is not None and client.override
+
+
+def client_system_prompt(system_prompt: Any) -> ClientPrompt | None:
+    """The client's ``systemPrompt`` as the session being opened takes it (``None``: nothing to apply)."""
+    text = system_prompt_text(system_prompt)
+    override = getattr(system_prompt, "mode", None) == "override"
+    return ClientPrompt(text, override) if text or override else None
 
 
 _OWN = (ProtocolUpdate, NamedToolCallStart, NamedToolCallProgress)

@@ -187,10 +187,25 @@ class SessionSystemPromptCapabilities(BaseModel):
     field_meta: dict[str, Any] | None = Field(default=None, alias="_meta")
 
 
+class SystemPromptModeCapabilities(BaseModel):
+    """Unstable ``sessionCapabilities.systemPrompt.mode``: the modes beyond ``append`` (``override``)."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    override: SessionSystemPromptCapabilities | None = None
+    field_meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+
+
+class SystemPromptCapabilities(SessionSystemPromptCapabilities):
+    """Unstable ``sessionCapabilities.systemPrompt``: ``append``, and the modes ``mode`` lists."""
+
+    mode: SystemPromptModeCapabilities | None = None
+
+
 class SessionCapabilitiesU(SessionCapabilities):
     """The SDK's ``SessionCapabilities`` with the unstable ``systemPrompt``, ``title`` and ``status``."""
 
-    system_prompt: SessionSystemPromptCapabilities | None = Field(default=None, alias="systemPrompt")
+    system_prompt: SystemPromptCapabilities | None = Field(default=None, alias="systemPrompt")
     title: SessionSystemPromptCapabilities | None = None
     """``session/set_title`` (its capability object has only ``_meta``, as this one)."""
     status: SessionSystemPromptCapabilities | None = None
