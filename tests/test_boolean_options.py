@@ -12,7 +12,6 @@ import pytest
 
 from acp_schema import PipeAgent, Schema, pipe_agent
 from langacp.testing import calls
-from ts_agent_support import NoNode, install_acp_sdk
 
 pytestmark = pytest.mark.asyncio
 
@@ -21,15 +20,6 @@ TARGET = f"{REPO / 'plugins' / 'modes' / 'tests' / 'modes_agent.py'}:agent"
 PLUGINS = ["modes", "tools"]
 CAPABLE: dict[str, Any] = {"session": {"configOptions": {"boolean": {}}}}
 PLAIN: dict[str, Any] = {"fs": {"readTextFile": False, "writeTextFile": False}}
-
-
-@pytest.fixture(scope="module")
-def schema(tmp_path_factory: pytest.TempPathFactory) -> Schema:
-    try:
-        package = install_acp_sdk(tmp_path_factory.mktemp("acp-sdk"))
-    except NoNode as exc:
-        pytest.skip(str(exc))
-    return Schema(package / "schema" / "v1" / "schema.json")
 
 
 async def open_session(agent: PipeAgent, capabilities: dict[str, Any], cwd: Path) -> dict[str, Any]:
@@ -110,3 +100,85 @@ async def test_no_boolean_option_for_a_client_that_does_not(schema: Schema, tmp_
         updates = [n["params"]["update"] for n in agent.notifications if n["method"] == "session/update"]
         sent = [o for u in updates if u["sessionUpdate"] == "config_option_update" for o in u["configOptions"]]
         assert all(o["type"] == "select" for o in sent)
+
+
+THINKING = """
+[[models.choices]]
+id = "thinker"
+name = "Thinker"
+factory = "modes_agent:smart_model"
+thinking = { on = { think = "hard" }, off = { think = "no" } }
+
+[[models.choices]]
+id = "fast"
+name = "Fast"
+factory = "modes_agent:fast_model"
+"""
+
+
+def thinking_env(tmp_path: Path) -> dict[str, str]:
+    """The user's config with a model choice that has a thinking switch; modes_agent importable for its factories."""
+    import os
+
+    from langacp.testing.harness import write_user_config
+
+    write_user_config(tmp_path, THINKING)
+    here = str(REPO / "plugins" / "modes" / "tests")
+    return {**env(tmp_path), "PYTHONPATH": os.pathsep.join(filter(None, [here, os.environ.get("PYTHONPATH")]))}
+
+
+async def set_option(agent: PipeAgent, schema: Schema, msg_id: int, sid: str, **params: Any) -> dict[str, Any]:
+    reply = await agent.request(msg_id, "session/set_config_option", {"sessionId": sid, **params})
+    assert "result" in reply, reply
+    schema.validate("SetSessionConfigOptionResponse", reply["result"])
+    return {o["id"]: o for o in reply["result"]["configOptions"]}
+
+
+async def answer(agent: PipeAgent, msg_id: int, sid: str, text: str) -> str:
+    before = len(agent.updates(sid))
+    reply = await agent.request(
+        msg_id, "session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": text}]}
+    )
+    assert reply["result"]["stopReason"] == "end_turn", reply
+    chunks = [u for u in agent.updates(sid)[before:] if u["sessionUpdate"] == "agent_message_chunk"]
+    return "".join(c["content"].get("text", "") for c in chunks)
+
+
+@pytest.mark.parametrize("capable", [True, False], ids=["boolean", "plain"])
+async def test_thinking_on_off_for_a_model_with_a_switch(schema: Schema, tmp_path: Path, capable: bool) -> None:
+    """Thinking on/off (category ``thought_level``) while a model with a thinking switch is chosen: a boolean
+    option for a client that takes them, an ``on``/``off`` select for one that does not; the setting reaches
+    the model call."""
+    project = tmp_path / "project"
+    project.mkdir()
+    async with pipe_agent(TARGET, tmp_path, plugins=PLUGINS, env=thinking_env(tmp_path)) as agent:
+        new = await open_session(agent, CAPABLE if capable else PLAIN, project)
+        schema.validate("NewSessionResponse", new)
+        sid = new["sessionId"]
+        assert "thinking" not in {o["id"] for o in new["configOptions"]}, "the agent's own model has no switch"
+        options = await set_option(agent, schema, 2, sid, configId="model", value="thinker")
+        switch = options["thinking"]
+        assert switch["category"] == "thought_level"
+        if capable:
+            assert switch["type"] == "boolean" and switch["currentValue"] is False
+        else:
+            assert switch["type"] == "select" and switch["currentValue"] == "off"
+            assert [o["value"] for o in switch["options"]] == ["on", "off"]
+        assert await answer(agent, 3, sid, "thinking") == "think: no"
+        on = {"type": "boolean", "value": True} if capable else {"value": "on"}
+        options = await set_option(agent, schema, 4, sid, configId="thinking", **on)
+        assert options["thinking"]["currentValue"] == (True if capable else "on")
+        assert await answer(agent, 5, sid, "thinking") == "think: hard"
+        bad = await agent.request(
+            6, "session/set_config_option", {"sessionId": sid, "configId": "thinking", "value": "maybe"}
+        )
+        assert bad["error"]["code"] == -32602, bad
+        options = await set_option(agent, schema, 7, sid, configId="model", value="fast")
+        assert "thinking" not in options, "offered only while a model with a switch is chosen"
+        assert await answer(agent, 8, sid, "thinking") == "think: unset"
+        for note in agent.notifications:
+            if note["method"] == "session/update":
+                schema.validate("SessionNotification", note["params"])
+    if not capable:
+        sent = [n["params"]["update"] for n in agent.notifications if n["method"] == "session/update"]
+        assert all(o["type"] == "select" for u in sent if "configOptions" in u for o in u["configOptions"])

@@ -3,8 +3,8 @@
 ``write_file`` appends to a file and ``run_command`` appends its command to a log (it runs
 nothing), so a test proves a tool never ran by the file it would have left. ``read_file``
 reads. ``fast_model`` / ``smart_model`` are model factories for ``[models] choices``: they
-answer ``whoami`` with their name; ``smart_model`` answers ``effort`` with the
-``reasoning_effort`` it was called with.
+answer ``whoami`` with their name, ``effort`` with the ``reasoning_effort`` they were called
+with and ``thinking`` with the ``think`` setting (the test's thinking on/off settings).
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ def agent(setup: SessionSetup) -> Any:
 
 
 class NamedModel(ScriptedChatModel):
-    """A scripted model that answers ``whoami`` with its name and ``effort`` with its reasoning_effort."""
+    """A scripted model that answers ``whoami`` with its name, ``effort`` / ``thinking`` with its settings."""
 
     label: str = "named"
 
@@ -50,6 +50,7 @@ class NamedModel(ScriptedChatModel):
         self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None, **kwargs: Any
     ) -> AsyncIterator[ChatGenerationChunk]:
         effort = kwargs.get("reasoning_effort")
+        think = kwargs.get("think", "unset")
         label = self.label
 
         def answer(history: list[BaseMessage]) -> Reply:
@@ -58,6 +59,8 @@ class NamedModel(ScriptedChatModel):
                 return Reply(text=f"I am {label}")
             if command == "effort":
                 return Reply(text=f"effort: {effort}")
+            if command == "thinking":
+                return Reply(text=f"think: {think}")
             return respond(history)
 
         self.responder = answer

@@ -74,6 +74,11 @@ class ModelChoice:
     description: str | None = None
     thought_levels: tuple[str, ...] = ()
     thought_setting: str = "reasoning_effort"
+    thinking: bool = False
+    """Offer thinking on/off (the ``thinking`` option) while this model is chosen."""
+    thinking_settings: tuple[dict[str, Any], dict[str, Any]] | None = field(default=None, compare=False, hash=False)
+    """The model settings for thinking on and off; ``None``: the preset of the model's class
+    (:data:`langacp_modes.thinking.PRESETS`)."""
 
 
 @dataclass
@@ -172,6 +177,14 @@ def _apply_models(
             log.warning("langacp-modes: %s: a project file may not name model factories; ignored", where)
             continue
         choice_id = entry.id or entry.model or entry.factory or ""
+        settings = None
+        if not isinstance(entry.thinking, bool):
+            if project:  # any keyword argument of the model call: only the user's own file may name them
+                log.warning(
+                    "langacp-modes: %s: a project file may not set thinking settings; its preset is used", where
+                )
+            else:
+                settings = (dict(entry.thinking.on), dict(entry.thinking.off))
         choice = ModelChoice(
             id=choice_id,
             name=entry.name or choice_id,
@@ -180,6 +193,8 @@ def _apply_models(
             description=entry.description,
             thought_levels=entry.thought_levels,
             thought_setting=entry.thought_setting,
+            thinking=entry.thinking is not False,
+            thinking_settings=settings,
         )
         if project and choice.id in models:  # the user's "fast" must stay the model the user chose
             log.warning(

@@ -1,4 +1,4 @@
-"""The mode middleware: the current mode's system prompt, the chosen model and thought level, per model call.
+"""The mode middleware: the current mode's system prompt, the chosen model, thought level and thinking, per model call.
 
 The core builds a session's agent (and its system prompt) once, when the session opens; a
 mode or model switched mid-session must change the *next* model call, so it is done here,
@@ -15,7 +15,16 @@ from langchain_core.messages import SystemMessage
 
 from langacp.api import SessionContext
 from langacp_modes.models import model_name
-from langacp_modes.session import DEFAULT_THOUGHT, chosen_model, current_mode, model_for, state_of, thought_level
+from langacp_modes.session import (
+    DEFAULT_THOUGHT,
+    chosen_model,
+    current_mode,
+    model_for,
+    state_of,
+    thinking,
+    thinking_switch,
+    thought_level,
+)
 
 if TYPE_CHECKING:
     from langchain.agents.middleware import ModelRequest, ModelResponse
@@ -63,6 +72,12 @@ class ModesMiddleware(AgentMiddleware):  # type: ignore[type-arg]
             overrides["model"] = model
         choice = chosen_model(self.session)
         level = thought_level(self.session)
+        settings: dict[str, Any] = {}
         if choice is not None and level != DEFAULT_THOUGHT:
-            overrides["model_settings"] = {**request.model_settings, choice.thought_setting: level}
+            settings[choice.thought_setting] = level
+        switch = thinking_switch(self.session) if choice is not None else None
+        if switch is not None:
+            settings.update(switch[0] if thinking(self.session) else switch[1])
+        if settings:
+            overrides["model_settings"] = {**request.model_settings, **settings}
         return await handler(request.override(**overrides) if overrides else request)

@@ -1,9 +1,11 @@
-"""Session config options: mode (category ``mode``), model (``model``), thought level (``thought_level``),
-auto-accept edits (an on/off option).
+"""Session config options: mode (category ``mode``), model (``model``), thought level and thinking on/off
+(``thought_level``), auto-accept edits (an on/off option).
 
 The model option is offered when the user configured model choices; the thought-level option
 only while the chosen model declares ``thought_levels`` (langacp cannot ask a model which
-levels it supports, so the configuration says); auto-accept edits only to a client that
+levels it supports, so the configuration says), thinking on/off while it has a thinking switch
+(``[models]`` ``thinking``: a boolean option, or an ``on``/``off`` select for a client that takes no
+booleans); auto-accept edits only to a client that
 advertised ``session.configOptions.boolean`` (the others get exactly the options above).
 """
 
@@ -21,9 +23,12 @@ from langacp_modes.session import (
     current_mode,
     set_auto_accept_edits,
     set_model,
+    set_thinking,
     set_thought_level,
     state_of,
     switch_mode,
+    thinking,
+    thinking_switch,
     thought_level,
 )
 
@@ -31,6 +36,7 @@ __all__ = [
     "AUTO_ACCEPT_OPTION",
     "MODEL_OPTION",
     "MODE_OPTION",
+    "THINKING_OPTION",
     "THOUGHT_OPTION",
     "config_options",
     "mode_state",
@@ -41,6 +47,7 @@ AUTO_ACCEPT_OPTION = "auto_accept_edits"
 MODE_OPTION = "mode"
 MODEL_OPTION = "model"
 THOUGHT_OPTION = "thought_level"
+THINKING_OPTION = "thinking"
 _MAX_VIEWS = 256
 
 
@@ -59,6 +66,7 @@ def config_options(session: SessionContext) -> list[Any]:
         thought_level(session) if choice is not None and choice.thought_levels else None,
         state.agent_model_name if state.config.models else None,
         auto_accept_edits(session) if booleans_offered(session) else None,
+        (booleans_offered(session), thinking(session)) if choice is not None and thinking_switch(session) else None,
     )
     views = state.config.views
     found = views.get(key)
@@ -126,6 +134,8 @@ def _build_options(session: SessionContext) -> list[Any]:
                     ],
                 )
             )
+        if choice is not None and thinking_switch(session) is not None:
+            options.append(_thinking_option(session, choice.name))
     if booleans_offered(session):
         from acp.schema import SessionConfigOptionBoolean
 
@@ -139,6 +149,26 @@ def _build_options(session: SessionContext) -> list[Any]:
             )
         )
     return options
+
+
+def _thinking_option(session: SessionContext, model: str) -> Any:
+    """Thinking on/off: a boolean option for a client that takes them, else a select of ``on`` / ``off``."""
+    from acp.schema import SessionConfigOptionBoolean, SessionConfigOptionSelect, SessionConfigSelectOption
+
+    fields: dict[str, Any] = dict(
+        id=THINKING_OPTION, name="Thinking", description=f"Whether {model} thinks before answering"
+    )
+    if booleans_offered(session):
+        return SessionConfigOptionBoolean(
+            type="boolean", category="thought_level", current_value=thinking(session), **fields
+        )
+    return SessionConfigOptionSelect(
+        type="select",
+        category="thought_level",
+        current_value="on" if thinking(session) else "off",
+        options=[SessionConfigSelectOption(value="on", name="On"), SessionConfigSelectOption(value="off", name="Off")],
+        **fields,
+    )
 
 
 def mode_state(session: SessionContext) -> Any:
@@ -167,6 +197,8 @@ def set_option(session: SessionContext, config_id: str, value: str | bool) -> bo
         return isinstance(value, str) and set_model(session, value)
     if config_id == THOUGHT_OPTION:
         return isinstance(value, str) and set_thought_level(session, value)
+    if config_id == THINKING_OPTION:
+        return set_thinking(session, value)
     if config_id == AUTO_ACCEPT_OPTION and booleans_offered(session):
         if not isinstance(value, bool):
             return False

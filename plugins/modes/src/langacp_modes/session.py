@@ -22,9 +22,12 @@ __all__ = [
     "current_mode",
     "set_auto_accept_edits",
     "set_model",
+    "set_thinking",
     "set_thought_level",
     "state_of",
     "switch_mode",
+    "thinking",
+    "thinking_switch",
 ]
 
 log = logging.getLogger("langacp_modes")
@@ -57,6 +60,8 @@ class ModesData:
     model: str | None = None
     """The chosen model's id (``None``: the agent's own model)."""
     thought_level: str | None = None
+    thinking: bool = False
+    """Thinking on for the chosen model (while it offers the switch: ``[models]`` ``thinking``)."""
     auto_accept_edits: bool = False
     """Edits run without asking in a mode that would ask (the boolean option, for clients that take one)."""
 
@@ -92,7 +97,7 @@ def open_session(session: SessionContext, *, created: bool) -> None:
         session.mode_id = config.default_mode
     data = _data(session)
     if data.model not in (None, DEFAULT_MODEL, *config.models):
-        data.model = data.thought_level = None
+        data.model, data.thought_level, data.thinking = None, None, False
 
 
 def switch_mode(session: SessionContext, mode_id: str) -> bool:
@@ -114,7 +119,7 @@ def set_model(session: SessionContext, choice_id: str) -> bool:
     state = state_of(session)
     data = _data(session)
     if choice_id == DEFAULT_MODEL:
-        data.model = data.thought_level = None
+        data.model, data.thought_level, data.thinking = None, None, False
         return True
     choice = state.config.models.get(choice_id)
     if choice is None:
@@ -128,7 +133,7 @@ def set_model(session: SessionContext, choice_id: str) -> bool:
             log.error("langacp-modes: cannot use model %r: %s: %s", choice_id, type(exc).__name__, exc)
             return False
     if data.model != choice_id:
-        data.thought_level = None
+        data.thought_level, data.thinking = None, False
     data.model = choice_id
     return True
 
@@ -157,6 +162,33 @@ def auto_accept_edits(session: SessionContext) -> bool:
 
 def set_auto_accept_edits(session: SessionContext, on: bool) -> None:
     _data(session).auto_accept_edits = on
+
+
+def thinking_switch(session: SessionContext) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """The chosen model's (on, off) thinking settings; ``None``: no thinking switch is offered."""
+    from langacp_modes.thinking import thinking_settings
+
+    choice = chosen_model(session)
+    if choice is None or not choice.thinking:
+        return None
+    model = model_for(session)
+    return thinking_settings(choice, model) if model is not None else None
+
+
+def thinking(session: SessionContext) -> bool:
+    return _data(session).thinking
+
+
+def set_thinking(session: SessionContext, value: str | bool) -> bool:
+    """Switch thinking on or off (``True`` / ``False``, or ``on`` / ``off``); ``False``: not offered, or invalid."""
+    if thinking_switch(session) is None:
+        return False
+    if isinstance(value, str) and value in ("on", "off"):
+        value = value == "on"
+    if not isinstance(value, bool):
+        return False
+    _data(session).thinking = value
+    return True
 
 
 def thought_level(session: SessionContext) -> str:

@@ -8,7 +8,7 @@ from pydantic import BeforeValidator, ConfigDict, Field, model_validator
 
 from langacp.api import ConfigModel, Decision, Strings, config_value_error
 
-__all__ = ["ChoiceTable", "ModeTable", "ModelsTable", "ModesTable", "RulesTable"]
+__all__ = ["ChoiceTable", "ModeTable", "ModelsTable", "ModesTable", "RulesTable", "ThinkingTable"]
 
 
 class RulesTable(ConfigModel):
@@ -43,6 +43,13 @@ class ModesTable(ConfigModel):
         return dict(self.__pydantic_extra__ or {})
 
 
+class ThinkingTable(ConfigModel):
+    """``thinking = { on = {...}, off = {...} }``: the model settings that switch a model's thinking on and off."""
+
+    on: dict[str, Any] = Field(default_factory=dict)
+    off: dict[str, Any] = Field(default_factory=dict)
+
+
 class ChoiceTable(ConfigModel):
     """One of ``[models] choices``: a model name, or a table with exactly one of ``model`` and ``factory``."""
 
@@ -53,6 +60,7 @@ class ChoiceTable(ConfigModel):
     factory: str | None = None
     thought_levels: Strings = ()
     thought_setting: str = "reasoning_effort"
+    thinking: bool | ThinkingTable = False
 
     @model_validator(mode="after")
     def _one_source(self) -> ChoiceTable:
