@@ -25,15 +25,17 @@ SCHEMA = "ACP v1 (stable schema of @agentclientprotocol/sdk 2.4.0)"
 
 OFFERED: dict[str, str] = {
     "notice": "session.notices: notices (skipped plugins and hooks, ignored project settings, dropped tools, ...)",
-    "compaction": "session.compaction: compaction_update when the history is summarised, live and on session/load",
+    "compaction": "session.compaction: compaction_update and summary chunks when the history is summarised, "
+    "live and on session/load",
     "messageId": "messageId on every user, agent and thought chunk, live and on replay",
     "toolCallName": "name (the tool's programmatic name) on every tool call",
     "traceContext": "_meta.traceparent / tracestate of session/prompt parents the turn's LangSmith run and spans",
-    "systemPrompt": "unstable sessionCapabilities.systemPrompt (append): the client's instructions, through the hook",
+    "systemPrompt": "unstable sessionCapabilities.systemPrompt (append, override): the client's instructions",
     "sessionTitleStatus": "unstable session/set_title and session/status (sessionCapabilities.title / status)",
     "planOperations": "unstable clientCapabilities.plan: plan_update / plan_removed, plans by id (langacp-plans)",
     "subagents": "unstable clientCapabilities.subagents: a sub-agent's work (acp_agent_tool, task tool) as a session",
-    "booleanConfigOptions": "session.configOptions.boolean: on/off config options (langacp-modes: auto-accept edits)",
+    "booleanConfigOptions": "session.configOptions.boolean: on/off config options "
+    "(langacp-modes: auto-accept edits, thinking)",
 }
 """The optional stable v1 features this build sends (to a client that advertises the capability that gates one)."""
 
