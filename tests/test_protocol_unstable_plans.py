@@ -130,3 +130,37 @@ async def test_a_sub_agents_plan_is_a_plan_of_its_own(unstable_schema: Schema, t
         assert updates == [{"sessionUpdate": "plan_update", "plan": plan}]
     else:
         assert updates == []
+
+
+@pytest.mark.parametrize(
+    "capabilities", [{"plan": {}}, {"plan": {}, "subagents": {}}, {}], ids=["plan", "subagents", "plain"]
+)
+async def test_a_task_tools_plan(unstable_schema: Schema, tmp_path: Path, capabilities: dict[str, Any]) -> None:
+    """A deepagents-style ``task`` tool's inner graph writes its todos: to a client with ``plan`` they are the
+    plan whose id is the tool call's; with ``subagents`` too, the child session's ``main`` plan; else not shown."""
+    from test_protocol_unstable_subagents import SUBAGENT_AGENT
+
+    (tmp_path / "subagent_agent.py").write_text(SUBAGENT_AGENT)
+    env = {"PYTHONPATH": str(tmp_path)}
+    async with pipe_agent("subagent_agent:agent", tmp_path, env=env, plugins=["plans"]) as agent:
+        init = {"protocolVersion": 1, "clientCapabilities": capabilities}
+        assert "result" in await agent.request(0, "initialize", init)
+        sid = (await agent.request(1, "session/new", {"cwd": str(tmp_path), "mcpServers": []}))["result"]["sessionId"]
+        todos = "tool write_todos " + json.dumps({"todos": DOCS})
+        text = "tool task " + json.dumps({"description": todos})
+        reply = await agent.request(2, "session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": text}]})
+        assert reply["result"]["stopReason"] == "end_turn", reply
+        updates = plan_updates(unstable_schema, agent)
+    [call] = [u for u in agent.updates(sid) if u["sessionUpdate"] == "tool_call" and u["title"] == "task"]
+    entries = DOCS
+    child = [n["params"]["sessionId"] for n in agent.notifications if n["params"].get("sessionId") != sid]
+    if "subagents" in capabilities:
+        assert updates == [
+            {"sessionUpdate": "plan_update", "plan": {"type": "items", "planId": "main", "entries": entries}}
+        ]
+        assert [u for u in agent.updates(child[0]) if u["sessionUpdate"] == "plan_update"] == updates
+    elif capabilities:
+        plan = {"type": "items", "planId": call["toolCallId"], "entries": entries}
+        assert updates == [{"sessionUpdate": "plan_update", "plan": plan}] and not child
+    else:
+        assert updates == [] and not child

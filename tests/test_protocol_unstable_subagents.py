@@ -26,6 +26,7 @@ SUBAGENT_AGENT = """
 import sys
 
 from langchain.agents import create_agent
+from langchain.agents.middleware import TodoListMiddleware
 from langchain_core.tools import tool
 
 from langacp.client import acp_agent_tool
@@ -37,7 +38,7 @@ helper = acp_agent_tool(
     description="Delegate a task to the helper agent.",
 )
 
-researcher = create_agent(make_model(), tools=TOOLS, name="researcher")
+researcher = create_agent(make_model(), tools=TOOLS, middleware=[TodoListMiddleware()], name="researcher")
 
 
 @tool

@@ -22,7 +22,7 @@ from langacp.forms import FormError, check_form_answer, check_form_schema, form_
 from langacp.hookspecs import HOOK_NAMES, hookimpl
 from langacp.off_loop import run_off_loop
 from langacp.paths import PathError, PathOutsideError, SessionPaths, fd_path, is_inside
-from langacp.plan_updates import plan_removed, plan_update, plans_by_id
+from langacp.plan_updates import MAIN_PLAN, plan_removed, plan_update, plans_by_id
 from langacp.plugins import Plugins, hook_time_limit
 from langacp.processes import killpg, stop_group, unwatch_group, watch_group, watching_new_groups
 from langacp.stores import (
@@ -65,6 +65,7 @@ __all__ = [
     "HOOK_NAMES",
     "KIND_RISK",
     "LEASE_SCHEMA",
+    "MAIN_PLAN",
     "PROJECT_FILE",
     "TASKS_CHANNEL",
     "Compaction",

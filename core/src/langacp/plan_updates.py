@@ -13,7 +13,11 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from langacp.types import SessionContext
 
-__all__ = ["plan_removed", "plan_update", "plans_by_id"]
+__all__ = ["MAIN_PLAN", "plan_removed", "plan_update", "plans_by_id"]
+
+MAIN_PLAN = "main"
+"""The id of an agent's main plan (a plan tool call that names none). A sub-agent's main plan is
+shown to its parent's client as the plan whose id is the parent's tool call id."""
 
 
 def plans_by_id(session: SessionContext) -> bool:

@@ -19,7 +19,7 @@ from langacp.bridge.compaction import CompactionStarts, summarizes
 from langacp.bridge.tool_starts import ToolStarts
 from langacp.bridge.turn import TurnReporter
 from langacp.compat.langgraph import INTERRUPT_KEY, overwritten
-from langacp.protocol import client_compaction, client_subagents
+from langacp.protocol import client_compaction, client_plans, client_subagents
 from langacp.types import SessionContext, TurnOutcome, TurnPaused
 
 if TYPE_CHECKING:
@@ -71,10 +71,11 @@ class TurnRunner(TurnReporter):
         handlers: list[Any] = [] if self.guarded else [ToolStarts(self)]
         if summarizes(self.graph) and client_compaction(self.session.client_capabilities):
             handlers.append(CompactionStarts(self))
-        if client_subagents(self.session.client_capabilities):
+        caps = self.session.client_capabilities
+        if client_subagents(caps) or client_plans(caps):
             from langacp.bridge.subagents import SubagentWatcher
 
-            self.subagents = SubagentWatcher(self)
+            self.subagents = SubagentWatcher(self, children=client_subagents(caps))
             handlers.append(self.subagents)
         if handlers:
             config = dict(merge_configs(cast("RunnableConfig", config), {"callbacks": handlers}))

@@ -25,12 +25,13 @@ from langacp.bridge.outbox import new_message_id, with_message_id
 from langacp.bridge.turn import TurnReporter
 from langacp.bridge.turn_callbacks import TurnCallbacks
 from langacp.compat.langgraph import own_graph_task
+from langacp.types import ToolCallInfo
 
 if TYPE_CHECKING:
     from langacp.bridge.outbox import UpdateSink
     from langacp.types import SessionContext
 
-__all__ = ["SUBAGENT_META", "Child", "SubagentWatcher", "task_text"]
+__all__ = ["SUBAGENT_META", "Child", "SubagentWatcher", "plan_of", "task_text"]
 
 SUBAGENT_META = "subagentSessionId"
 """The ``_meta`` key on the parent's tool call that names the child session running its work."""
@@ -162,6 +163,22 @@ class _Running:
             turn.sink.put(update)
 
 
+def plan_of(update: Any, parent_call_id: str) -> Any:
+    """A sub-agent's ``plan_update`` / ``plan_removed`` as a plan of the parent session whose id is the
+    tool call's (``CALL/ID`` for a plan the sub-agent named); ``None`` for any other update."""
+    from langacp.plan_updates import MAIN_PLAN
+
+    kind = getattr(update, "session_update", None)
+    if kind == "plan_update":
+        own = update.plan.plan_id
+        plan_id = parent_call_id if own == MAIN_PLAN else f"{parent_call_id}/{own}"
+        return update.model_copy(update={"plan": update.plan.model_copy(update={"plan_id": plan_id})})
+    if kind == "plan_removed":
+        plan_id = parent_call_id if update.plan_id == MAIN_PLAN else f"{parent_call_id}/{update.plan_id}"
+        return update.model_copy(update={"plan_id": plan_id})
+    return None
+
+
 class SubagentWatcher(TurnCallbacks):
     """Reports a graph run inside a tool of the turn's graph (a ``task`` tool running a sub-agent) as a child session.
 
@@ -169,14 +186,22 @@ class SubagentWatcher(TurnCallbacks):
     handlers tell them (:func:`~langacp.compat.langgraph.own_graph_task`); an inner run belongs
     to the tool whose checkpoint namespace its own starts with. The child is announced at the
     inner graph's first model call or tool, so a tool that runs no graph sends nothing new.
+
+    With ``children=False`` (a client with ``plan`` and without ``subagents``) only the inner
+    graph's plans are reported, each as a plan of the parent by id (:func:`plan_of`).
     """
 
     ignore_llm = False
     ignore_chat_model = False
     ignore_agent = False  # a tool's start and end
 
-    def __init__(self, turn: TurnReporter) -> None:
+    def __init__(self, turn: TurnReporter, *, children: bool = True) -> None:
         super().__init__(turn)
+        self.children = children
+        if not children:
+            self.ignore_llm = self.ignore_chat_model = True  # tools only
+        self._plans: dict[Any, tuple[str, ToolCallInfo]] = {}
+        """An inner tool run, when only plans are reported → (the parent's tool call id, the call)."""
         self._tools: dict[str, tuple[str, str, Any] | None] = {}
         """Namespace of a running tool of the turn's graph → (tool call id, name, arguments); ``None`` when
         several calls run in one namespace (a hand-made graph's ``ToolNode`` running them in one task):
@@ -268,6 +293,11 @@ class SubagentWatcher(TurnCallbacks):
                 self._tools[namespace] = None if namespace in self._tools else (call_id, name, args)
                 self._own_runs[run_id] = namespace
             return
+        if not self.children:
+            tool = self._tools.get(self._namespace(metadata))
+            if tool is not None:
+                self._plans[run_id] = (tool[0], ToolCallInfo(call_id, name, args if isinstance(args, dict) else {}))
+            return
         running = self._child(metadata)
         if running is not None:
             running.sink.flush()
@@ -281,13 +311,19 @@ class SubagentWatcher(TurnCallbacks):
         self.call(self._tool_ended, run_id, error, True)
 
     def _tool_ended(self, run_id: Any, output: Any, failed: bool) -> None:
+        planned = self._plans.pop(run_id, None)
+        if planned is not None:
+            parent_call_id, call = planned
+            result = _result(output, call.tool_call_id, call.name, failed)
+            for update in self.turn.plugins.tool_updates(call, result, self.turn.session):
+                plan = plan_of(update, parent_call_id)
+                if plan is not None:
+                    self.turn.sink.put(plan)
+            return
         inner = self._inner_tools.pop(run_id, None)
         if inner is not None:
             running, call_id, name = inner
-            if not isinstance(output, ToolMessage):
-                text = f"Error: {output}" if failed else str(output)
-                output = ToolMessage(text, tool_call_id=call_id, name=name, status="error" if failed else "success")
-            running.reporter.finish_tool(output)
+            running.reporter.finish_tool(_result(output, call_id, name, failed))
             return
         namespace = self._own_runs.pop(run_id, None)
         if namespace is None:
@@ -310,3 +346,11 @@ class SubagentWatcher(TurnCallbacks):
             child.reporter.close_open_tools(reason)
             for update in child.child.finished("", "cancelled"):
                 self.turn.sink.put(update)
+
+
+def _result(output: Any, call_id: str, name: str, failed: bool) -> ToolMessage:
+    """A tool's output as the ``ToolMessage`` the turn reports (a ``Command`` or a raw value is wrapped)."""
+    if isinstance(output, ToolMessage):
+        return output
+    text = f"Error: {output}" if failed else str(output)
+    return ToolMessage(text, tool_call_id=call_id, name=name, status="error" if failed else "success")

@@ -10,9 +10,6 @@ if TYPE_CHECKING:
 PLAN_TOOLS = ("write_todos", "update_plan")
 """Tool names whose arguments are a plan: LangChain's ``TodoListMiddleware`` and ours."""
 
-MAIN_PLAN = "main"
-"""The id of the plan a plan tool call names none for (a client that keeps plans by id)."""
-
 _STATUSES = {"pending", "in_progress", "completed"}
 _PRIORITIES = {"high", "medium", "low"}
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from langacp.api import SessionContext, ToolCallInfo, hookimpl, layers_for, plans_by_id
-from langacp_plans.entries import MAIN_PLAN, PLAN_TOOLS, plan_entries, plan_id
+from langacp.api import MAIN_PLAN, SessionContext, ToolCallInfo, hookimpl, layers_for, plans_by_id
+from langacp_plans.entries import PLAN_TOOLS, plan_entries, plan_id
 
 log = logging.getLogger("langacp.plans")
 
