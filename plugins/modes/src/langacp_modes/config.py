@@ -153,6 +153,8 @@ def _mode_changes(mode: Mode, value: ModeTable, where: str, *, project: bool) ->
             changes[name] = getattr(value, name)
     if project and ("tools" in changes or "kinds" in changes) and mode.restricted:
         changes.update(_narrowed(mode, changes))
+    if project and mode.system_prompt and "system_prompt" in changes:  # it may add instructions, not remove yours
+        changes["system_prompt"] = f"{mode.system_prompt}\n\n{changes['system_prompt']}"
     if value.permissions is not None:
         changes["rules"] = (*mode.rules, *_rules(value.permissions, f"{where}.permissions", project=project))
     return changes
