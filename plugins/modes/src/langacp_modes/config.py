@@ -187,6 +187,10 @@ def _apply_models(
                 )
             else:
                 settings = (dict(entry.thinking.on), dict(entry.thinking.off))
+        thought_setting = entry.thought_setting
+        if project and thought_setting != "reasoning_effort":  # which keyword of the model call: the user's to say
+            log.warning("langacp-modes: %s: a project file may not set thought_setting; ignored", where)
+            thought_setting = "reasoning_effort"
         choice = ModelChoice(
             id=choice_id,
             name=entry.name or choice_id,
@@ -194,7 +198,7 @@ def _apply_models(
             factory=entry.factory,
             description=entry.description,
             thought_levels=entry.thought_levels,
-            thought_setting=entry.thought_setting,
+            thought_setting=thought_setting,
             thinking=entry.thinking is not False,
             thinking_settings=settings,
         )
