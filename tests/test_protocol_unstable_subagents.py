@@ -11,6 +11,7 @@ of the ``task`` tool's inner graph, and no update for another session.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -144,3 +145,37 @@ async def test_a_client_without_subagents_gets_nothing_new(unstable_schema: Sche
         assert inner["_meta"] == {"parentToolCallId": outer["toolCallId"]}
     else:  # the inner graph's work is not shown
         assert [c["name"] for c in calls] == ["task"]
+
+
+@pytest.mark.parametrize("tool", ["helper", "task"])
+async def test_cancelling_the_parent_ends_the_child_cancelled(
+    unstable_schema: Schema, tmp_path: Path, tool: str
+) -> None:
+    (tmp_path / "subagent_agent.py").write_text(SUBAGENT_AGENT)
+    async with pipe_agent("subagent_agent:agent", tmp_path, env={"PYTHONPATH": str(tmp_path)}) as agent:
+        init = {"protocolVersion": 1, "clientCapabilities": {"subagents": {}}}
+        assert "result" in await agent.request(0, "initialize", init)
+        sid = (await agent.request(1, "session/new", {"cwd": str(tmp_path), "mcpServers": []}))["result"]["sessionId"]
+        params = {"sessionId": sid, "prompt": [{"type": "text", "text": delegate(tool, "slow 60")}]}
+        turn = asyncio.ensure_future(agent.request(2, "session/prompt", params, timeout=60))
+
+        def child_tool_running() -> bool:
+            return any(
+                n["params"]["sessionId"] != sid and n["params"]["update"]["sessionUpdate"] == "tool_call"
+                for n in agent.notifications
+                if n["method"] == "session/update"
+            )
+
+        for _ in range(300):
+            if child_tool_running() or turn.done():
+                break
+            await asyncio.sleep(0.1)
+        assert child_tool_running() and not turn.done()
+        await agent.send({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": sid}})
+        reply = await asyncio.wait_for(turn, 30)
+        assert reply["result"]["stopReason"] == "cancelled", reply
+    for note in agent.notifications:
+        if note["method"] == "session/update":
+            unstable_schema.validate("SessionNotification", note["params"])
+    states = [u["state"] for u in agent.updates(sid) if u["sessionUpdate"] == "subagent_update"]
+    assert states == [{"state": "running"}, {"state": "idle", "stopReason": "cancelled"}]
