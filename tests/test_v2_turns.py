@@ -127,3 +127,22 @@ async def test_v2_bad_prompts_are_errors_and_insert_nothing(schema: Schema, tmp_
         idle = next(u for u in agent.updates(sid) if u.get("state") == "idle")
         assert idle["stopReason"] == "error" and idle["error"]["code"] and idle["error"]["message"]
         agent.check()
+
+
+async def test_v2_cancel_request_takes_a_held_prompt_out(schema: Schema, tmp_path: Path) -> None:
+    """``$/cancel_request`` of a prompt still waiting for insertion: -32800, and the running turn goes on."""
+    async with v2_agent(TARGET, tmp_path, schema, env={"LANGACP_TEST_TOKEN_DELAY": "0.02"}) as agent:
+        sid = await started(agent, tmp_path)
+        await agent.prompt(sid, "long 40")
+        held = agent.start("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "echo never"}]})
+        await asyncio.sleep(0.2)
+        held_id = max(agent._pending)
+        await agent.notify("$/cancel_request", {"requestId": held_id})
+        refused = await asyncio.wait_for(held, 30)
+        assert refused["error"]["code"] == -32800, refused
+        await agent.idle(sid)
+        await asyncio.sleep(0.5)
+        assert agent.states(sid) == ["running", "idle:end_turn"], "the running turn was not the one cancelled"
+        users = [u for u in agent.updates(sid) if u["sessionUpdate"] == "user_message"]
+        assert len(users) == 1
+        agent.check()

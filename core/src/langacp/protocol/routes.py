@@ -7,8 +7,9 @@ Delete each when the SDK routes it itself:
 - ``session/delete`` → ``agent.delete_session(session_id)`` (schema ``DeleteSessionRequest``);
 - ``logout`` → ``agent.logout()`` (schema ``LogoutRequest``);
 - ``$/cancel_request`` (a notification): cancels the in-flight request with that id. Its response
-  is then the JSON-RPC error -32800 (request cancelled); a ``session/prompt`` is cancelled as
-  ``session/cancel`` would, so it still answers with ``stopReason: cancelled``.
+  is then the JSON-RPC error -32800 (request cancelled); a v1 ``session/prompt`` is cancelled as
+  ``session/cancel`` would, so it still answers with ``stopReason: cancelled`` (a v2 one waits
+  only for its insertion: cancelling it takes it out of the queue, -32800).
 
 The SDK offers no public hook for this: the routes go into the connection's router
 (``Route``/``MessageRouter.add_route``, public classes) reached through :mod:`langacp.compat.sdk`,
@@ -88,7 +89,7 @@ class _InFlight:
         if entry is None:
             return  # already answered, or never seen: nothing to do
         task, message = entry
-        if message.get("method") == "session/prompt":
+        if message.get("method") == "session/prompt" and getattr(self.agent, "v2", None) is None:
             params = message.get("params") or {}
             session_id = params.get("sessionId") if isinstance(params, dict) else None
             if isinstance(session_id, str):

@@ -76,14 +76,27 @@ class V2Turns:
         turns.held.append(held)
         if turns.worker is None or turns.worker.done():
             turns.worker = asyncio.get_running_loop().create_task(self._work(session_id), name="langacp.v2.turns")
-        message_id = await asyncio.shield(held.inserted)
+        try:
+            message_id = await asyncio.shield(held.inserted)
+        except asyncio.CancelledError:  # ``$/cancel_request`` (or the connection closing) before insertion
+            if not held.inserted.done():
+                held.inserted.cancel()  # never inserted: the worker skips it
+            raise
         return {"messageId": message_id}
 
     async def _work(self, session_id: str) -> None:
         turns = self._of(session_id)
+        try:
+            await self._run_held(session_id, turns)
+        except Exception:  # the connection went away mid-turn: nothing left to tell
+            log.debug("v2 turns of session %s stopped", session_id, exc_info=True)
+        finally:
+            self.cancel(session_id)  # prompts still held when the worker stops are not inserted: -32800
+
+    async def _run_held(self, session_id: str, turns: _SessionTurns) -> None:
         while turns.held:
             held = turns.held.popleft()
-            if held.inserted.done():  # answered -32800 by a cancel
+            if held.inserted.done():  # answered -32800 by a cancel, or its request was cancelled
                 continue
             await self._state(session_id, RunningState())
             turns.running = True
@@ -132,7 +145,7 @@ class V2Turns:
         return turns is not None and (turns.running or bool(turns.held))
 
     def cancel(self, session_id: str) -> None:
-        """``session/cancel``: the held prompts are answered -32800; the running turn is cancelled."""
+        """The held prompts are answered -32800 (``session/cancel`` then cancels the running turn in the core)."""
         turns = self._sessions.get(session_id)
         if turns is None:
             return
