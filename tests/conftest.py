@@ -30,3 +30,9 @@ def schemas(acp_sdk: Path) -> tuple[Schema, Schema]:
     """The unstable and the stable v1 schema (``schema.unstable.json``, ``schema.json``)."""
     folder = acp_sdk / "schema" / "v1"
     return Schema(folder / "schema.unstable.json"), Schema(folder / "schema.json")
+
+
+@pytest.fixture(scope="session")
+def unstable_schema(acp_sdk: Path) -> Schema:
+    """The unstable v1 schema (``schema/v1/schema.unstable.json``)."""
+    return Schema(acp_sdk / "schema" / "v1" / "schema.unstable.json")

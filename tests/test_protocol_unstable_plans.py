@@ -16,7 +16,6 @@ from typing import Any
 import pytest
 
 from acp_schema import PipeAgent, Schema, pipe_agent
-from ts_agent_support import NoNode, install_acp_sdk
 
 pytestmark = pytest.mark.asyncio
 
@@ -29,15 +28,6 @@ PROMPTS = [
     "tool update_plan " + json.dumps({"entries": DOCS, "plan_id": "docs"}),
     "tool update_plan " + json.dumps({"entries": [], "plan_id": "docs"}),
 ]
-
-
-@pytest.fixture(scope="module")
-def unstable_schema(tmp_path_factory: pytest.TempPathFactory) -> Schema:
-    try:
-        package = install_acp_sdk(tmp_path_factory.mktemp("acp-sdk"))
-    except NoNode as exc:
-        pytest.skip(str(exc))
-    return Schema(package / "schema" / "v1" / "schema.unstable.json")
 
 
 def plan_updates(schema: Schema, agent: PipeAgent) -> list[dict[str, Any]]:

@@ -19,7 +19,6 @@ from typing import Any
 import pytest
 
 from acp_schema import PipeAgent, Schema, pipe_agent
-from ts_agent_support import NoNode, install_acp_sdk
 
 pytestmark = pytest.mark.asyncio
 
@@ -59,15 +58,6 @@ SUB_TASK = 'tool add {"a": 2, "b": 5}'
 def delegate(tool: str, task: str) -> str:
     key = "prompt" if tool == "helper" else "description"
     return f"tool {tool} " + json.dumps({key: task})
-
-
-@pytest.fixture(scope="module")
-def unstable_schema(tmp_path_factory: pytest.TempPathFactory) -> Schema:
-    try:
-        package = install_acp_sdk(tmp_path_factory.mktemp("acp-sdk"))
-    except NoNode as exc:
-        pytest.skip(str(exc))
-    return Schema(package / "schema" / "v1" / "schema.unstable.json")
 
 
 async def run(schema: Schema, tmp_path: Path, capabilities: dict[str, Any], tool: str) -> tuple[str, PipeAgent]:
