@@ -146,3 +146,27 @@ async def test_v2_cancel_request_takes_a_held_prompt_out(schema: Schema, tmp_pat
         users = [u for u in agent.updates(sid) if u["sessionUpdate"] == "user_message"]
         assert len(users) == 1
         agent.check()
+
+
+async def test_v2_tool_call_cancel_stops_that_call_and_the_turn_goes_on(schema: Schema, tmp_path: Path) -> None:
+    async with v2_agent(TARGET, tmp_path, schema) as agent:
+        sid = await started(agent, tmp_path)
+        await agent.prompt(sid, "slow 30")
+
+        def advertised() -> list[dict[str, object]]:
+            return [u for u in agent.updates(sid) if u.get("capabilities") == {"cancel": {}}]
+
+        await agent.wait_for(lambda: bool(advertised()))
+        running = advertised()[0]
+        assert running["status"] == "in_progress"
+        call_id = running["toolCallId"]
+        assert await agent.call("tool_call/cancel", {"sessionId": sid, "toolCallId": call_id}, timeout=10) == {}
+        await agent.idle(sid)
+        assert agent.states(sid) == ["running", "idle:end_turn"], "one tool call stopped, not the turn"
+        final = [u for u in agent.updates(sid) if u.get("toolCallId") == call_id][-1]
+        assert final["status"] == "cancelled" and final["capabilities"] is None
+        answer = "".join(text(u) for u in agent.updates(sid) if u["sessionUpdate"] == "agent_message_chunk")
+        assert "Cancelled" in answer, answer
+        again = await agent.request("tool_call/cancel", {"sessionId": sid, "toolCallId": call_id})
+        assert again["error"]["code"] == -32602, "a final tool call cannot be cancelled"
+        agent.check()

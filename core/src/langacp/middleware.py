@@ -78,7 +78,19 @@ class ToolGuardMiddleware(AgentMiddleware):  # type: ignore[type-arg]
         if runner is not None:
             runner.tool_started(call.tool_call_id, call.name, call.args)
         await self.plugins.tool_starting(call, self.session)
-        result = await run_contained(call, handler, request)
+        from langacp.protocol import tool_cancels
+
+        try:
+            result = await tool_cancels.run(
+                self.session.session_id, call.tool_call_id, lambda: run_contained(call, handler, request)
+            )
+        except tool_cancels.ToolCallCancelled:  # the client stopped this call alone (ACP v2): the turn goes on
+            result = ToolMessage(
+                content="Cancelled: the user stopped this tool call.",
+                tool_call_id=call.tool_call_id,
+                name=call.name,
+                status="error",
+            )
         await self.plugins.tool_finished(call, result, self.session)
         return result
 

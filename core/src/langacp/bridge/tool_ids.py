@@ -46,6 +46,10 @@ class ToolCallIds:
         """The ACP id of ``model_id`` in this turn (itself when this turn has not announced it)."""
         return self._turn.get(model_id, model_id)
 
+    def model_id(self, acp_id: str) -> str:
+        """The model's id of this turn's tool call ``acp_id`` (the client's), or ``acp_id`` itself."""
+        return next((model for model, sent in self._turn.items() if sent == acp_id), acp_id)
+
     def outgoing(self, update: Any) -> Any:
         """``update`` (a ``session/update`` payload) with its tool call id aliased, if it has one."""
         call_id = getattr(update, "tool_call_id", None)

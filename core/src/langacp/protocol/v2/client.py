@@ -31,7 +31,11 @@ class V2Client:
         self._waiting = waiting
         """``waiting(session_id, True)`` when a question starts waiting for the user, ``False`` once answered."""
         self._seen = seen
-        """Told of every v2 update sent (the tool calls' states, for ``tool_call/cancel``)."""
+        """Told of every v2 update sent."""
+        self._cancellable: set[tuple[str, str]] = set()
+        """(session id, tool call id) of the running tool calls advertised with ``capabilities.cancel``."""
+        self._cancelled: set[tuple[str, str]] = set()
+        """Those the client cancelled: their final ``failed`` is ``cancelled``."""
 
     async def send(self, session_id: str, update: dict[str, Any]) -> None:
         """Send one v2 ``session/update``."""
@@ -40,7 +44,32 @@ class V2Client:
 
     async def session_update(self, session_id: str, update: Any, **_: Any) -> None:
         for mapped in to_v2(update):
+            if mapped["sessionUpdate"] == "tool_call_update":
+                self._tool_call(session_id, mapped)
             await self.send(session_id, mapped)
+
+    def _tool_call(self, session_id: str, update: dict[str, Any]) -> None:
+        """A running tool call advertises ``cancel`` (on a session that allows it); a final one no longer."""
+        from langacp.protocol import tool_cancels
+
+        key, status = (session_id, update["toolCallId"]), update.get("status")
+        if status == "in_progress" and tool_cancels.enabled(session_id):
+            self._cancellable.add(key)
+            update["capabilities"] = {"cancel": {}}
+        elif status in ("completed", "failed", "cancelled") and key in self._cancellable:
+            self._cancellable.discard(key)
+            update["capabilities"] = None
+            if key in self._cancelled:
+                self._cancelled.discard(key)
+                update["status"] = "cancelled"
+
+    def cancellable(self, session_id: str, tool_call_id: str) -> bool:
+        """The tool call runs and was advertised with ``capabilities.cancel``."""
+        return (session_id, tool_call_id) in self._cancellable
+
+    def cancelling(self, session_id: str, tool_call_id: str) -> None:
+        """The client cancelled the tool call: its final status is ``cancelled``."""
+        self._cancelled.add((session_id, tool_call_id))
 
     async def request_permission(self, session_id: str, tool_call: Any, options: list[Any], **_: Any) -> Any:
         from acp.schema import RequestPermissionResponse

@@ -12,6 +12,7 @@ from typing import Any
 
 from acp import RequestError
 
+from langacp.protocol import tool_cancels
 from langacp.protocol.v2.mapping import config_options, session_options
 from langacp.protocol.v2.models import (
     CloseSessionRequest,
@@ -60,6 +61,7 @@ class V2Sessions:
             additional_directories=request.additional_directories,
             mcp_servers=_servers(request.mcp_servers, request.cwd),
         )
+        tool_cancels.enable(response.session_id)  # a v2 client may cancel one tool call
         return {"sessionId": response.session_id, "configOptions": self._options(response)}
 
     async def resume(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -77,6 +79,7 @@ class V2Sessions:
             response = await self.agent.load_session(**fields)
         else:
             response = await self.agent.resume_session(**fields)
+        tool_cancels.enable(request.session_id)
         busy = self.turns.busy(request.session_id)
         await self.client.send(request.session_id, wire(RunningState() if busy else IdleState()))
         return {"configOptions": self._options(response)}
@@ -95,6 +98,7 @@ class V2Sessions:
         await self.agent.cancel(session_id=session_id)
         await self.turns.settle(session_id)
         await self.agent.close_session(session_id=session_id)
+        tool_cancels.disable(session_id)
         return {}
 
     async def delete(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -103,6 +107,7 @@ class V2Sessions:
         await self.agent.cancel(session_id=request.session_id)
         await self.turns.settle(request.session_id)
         await self.agent.delete_session(session_id=request.session_id)
+        tool_cancels.disable(request.session_id)
         return {}
 
     async def set_config_option(self, params: dict[str, Any]) -> dict[str, Any]:

@@ -112,10 +112,22 @@ class V2Wire:
         await self.agent.cancel(session_id=session_id)
 
     async def cancel_tool_call(self, params: dict[str, Any]) -> dict[str, Any]:
-        """``tool_call/cancel``: no tool call advertises ``capabilities.cancel``, so each is -32602."""
+        """``tool_call/cancel``: stop one running tool call (the turn goes on); -32602 for any other.
+
+        Answered once the cancel is accepted; the call's final ``tool_call_update`` (``cancelled``,
+        or ``completed`` / ``failed`` if it finished first) follows.
+        """
+        from langacp.protocol import tool_cancels
+
         request = parse(CancelToolCallRequest, params)
-        self.agent.registry.get(request.session_id)  # -32002 for a session that is not open
-        raise RequestError.invalid_params({"details": f"tool call {request.tool_call_id[:80]!r} cannot be cancelled"})
+        session = self.agent.registry.get(request.session_id)  # -32002 for a session that is not open
+        call_id = request.tool_call_id
+        if not self.client.cancellable(request.session_id, call_id):
+            raise RequestError.invalid_params({"details": f"tool call {call_id[:80]!r} is not running or unknown"})
+        model_id = session.ids.model_id(call_id) if session.ids is not None else call_id
+        self.client.cancelling(request.session_id, call_id)
+        tool_cancels.cancel(request.session_id, model_id)
+        return {}
 
     async def cancel_terminal(self, params: dict[str, Any]) -> dict[str, Any]:
         """``terminal/cancel``: the agent runs no terminal of its own a v2 client sees, so each is unknown (-32602)."""
