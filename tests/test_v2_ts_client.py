@@ -117,6 +117,15 @@ async def test_ts_client_cancel_mid_stream(ts_client: list[str], tmp_path: Path,
     )
 
 
+async def test_ts_client_v2_cancels_one_tool_call(ts_client: list[str], tmp_path: Path) -> None:
+    result = await run(ts_client, tmp_path, "2", "toolcancel", serve_command())
+    assert result["answer"] == {}
+    assert result["stopReason"] == "end_turn" and result["tookMs"] < 15000, result["tookMs"]
+    [call] = tool_calls(result["updates"]).values()
+    assert call["statuses"][-1] == "cancelled"
+    assert "Cancelled" in result["text"]  # the model read the cancel as the tool's result; the turn went on
+
+
 @pytest.mark.parametrize("version", REPLAY_VERSIONS)
 async def test_ts_client_resume_with_replay(ts_client: list[str], tmp_path: Path, version: str) -> None:
     store = f"sqlite:///{tmp_path / 'sessions.db'}"
