@@ -60,3 +60,18 @@ async def test_v1_client_gets_exactly_v1(tmp_path: Path) -> None:
         for method in ("auth/login", "auth/logout", "tool_call/cancel", "terminal/cancel"):
             answer = await agent.request(1, method, {"sessionId": "x", "toolCallId": "t", "methodId": "m"})
             assert answer["error"]["code"] == -32601, (method, answer)
+
+
+async def test_v2_says_when_sessions_are_forgotten(schema: Schema, tmp_path: Path) -> None:
+    """v2 has no ``loadSession`` flag: a memory store says so in ``capabilities._meta``, a kept store does not."""
+    from langacp.protocol.v2.negotiation import FORGETS_SESSIONS
+
+    async with v2_agent(TARGET, tmp_path, schema, args=["--store", "memory"]) as agent:
+        meta = (await agent.initialize(2))["capabilities"].get("_meta") or {}
+        assert meta.get(FORGETS_SESSIONS) is True
+        agent.check()
+    store = ["--store", f"sqlite:///{tmp_path / 'sessions.db'}"]
+    async with v2_agent(TARGET, tmp_path, schema, args=store) as agent:
+        meta = (await agent.initialize(2))["capabilities"].get("_meta") or {}
+        assert FORGETS_SESSIONS not in meta
+        agent.check()

@@ -60,8 +60,13 @@ def initialize_v1(result: dict[str, Any]) -> InitializeResponse:
     """A v2 ``initialize`` answer as the v1 ``InitializeResponse`` callers read (``protocol_version`` stays 2)."""
     from acp.schema import InitializeResponse
 
+    from langacp.protocol.v2.negotiation import FORGETS_SESSIONS
+
     session = (result.get("capabilities") or {}).get("session") or {}
-    capabilities: dict[str, Any] = {"loadSession": True}  # session/resume with replay does what load did
+    meta = (result.get("capabilities") or {}).get("_meta") or {}
+    # session/resume with replay does what load did, unless the agent says it keeps no session
+    persistent = not (isinstance(meta, dict) and meta.get(FORGETS_SESSIONS) is True)
+    capabilities: dict[str, Any] = {"loadSession": persistent}
     if isinstance(session.get("prompt"), dict):
         capabilities["promptCapabilities"] = session["prompt"]
     v1 = {
@@ -78,7 +83,8 @@ def initialize_v1(result: dict[str, Any]) -> InitializeResponse:
     try:
         return InitializeResponse.model_validate(v1)
     except ValueError:  # an auth method or capability v1 has no form for
-        return InitializeResponse.model_validate({**v1, "authMethods": [], "agentCapabilities": {"loadSession": True}})
+        fallback = {"loadSession": persistent}
+        return InitializeResponse.model_validate({**v1, "authMethods": [], "agentCapabilities": fallback})
 
 
 class V2Client:

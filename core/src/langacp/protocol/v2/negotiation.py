@@ -24,7 +24,12 @@ from langacp.protocol.v2.models import (
     SessionCapabilities,
 )
 
-__all__ = ["requested_version", "speaks_v2", "v1_client_capabilities", "v2_initialize_response"]
+__all__ = ["FORGETS_SESSIONS", "requested_version", "speaks_v2", "v1_client_capabilities", "v2_initialize_response"]
+
+FORGETS_SESSIONS = "langacp/forgetsSessions"
+"""``capabilities._meta`` key, ``true`` when the agent keeps no session after it exits (the memory
+store). v2 has no ``loadSession`` flag (resume is a baseline method), so this is how a v2 client
+learns what v1's ``loadSession: false`` says; langacp's chat reads it to explain an empty list."""
 
 
 def requested_version(params: Any) -> int | None:
@@ -97,8 +102,11 @@ def v2_initialize_response(v1: Any) -> InitializeResponse:
             if getattr(model, name) is None:
                 model.__pydantic_fields_set__.discard(name)
     capabilities = AgentCapabilities(session=session)
-    if caps.field_meta:
-        capabilities.field_meta = caps.field_meta
+    meta = dict(caps.field_meta or {})
+    if not caps.load_session:
+        meta[FORGETS_SESSIONS] = True
+    if meta:
+        capabilities.field_meta = meta
     info = v1.agent_info
     response = InitializeResponse(
         protocolVersion=PROTOCOL_VERSION,
