@@ -59,6 +59,11 @@ async def test_v2_resume_with_replay_keeps_the_ids(schema: Schema, tmp_path: Pat
         assert isinstance(result.get("configOptions", []), list)
         updates = agent.updates(sid)
         assert updates[-1] == {"sessionUpdate": "state_update", "state": "idle"}, "the snapshot before the response"
+        for index, update in enumerate(updates):  # each replayed message: its whole form, empty, then its chunks
+            kind = update["sessionUpdate"]
+            if kind.endswith("_chunk") and kind != "compaction_summary_chunk":
+                primer = {"sessionUpdate": kind[: -len("_chunk")], "messageId": update["messageId"], "content": []}
+                assert primer in updates[:index], (update, updates[:index])
         users = [u for u in updates if u["sessionUpdate"] == "user_message_chunk"]
         assert users[0]["messageId"] == ack["messageId"], "a replayed user message keeps the id it was inserted with"
         assert [u["content"]["text"] for u in users] == ["echo hello", 'tool add {"a": 1, "b": 2}']

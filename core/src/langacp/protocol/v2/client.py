@@ -20,6 +20,8 @@ from langacp.protocol.v2.models import RequestPermissionRequest, ToolCallPermiss
 
 __all__ = ["V2Client"]
 
+_CHUNKS = ("user_message_chunk", "agent_message_chunk", "agent_thought_chunk")
+
 log = logging.getLogger("langacp.protocol")
 
 
@@ -36,6 +38,8 @@ class V2Client:
         """(session id, tool call id) of the running tool calls advertised with ``capabilities.cancel``."""
         self._cancelled: set[tuple[str, str]] = set()
         """Those the client cancelled: their final ``failed`` is ``cancelled``."""
+        self._replaying: dict[str, set[str]] = {}
+        """Sessions whose history is being replayed: the message ids already primed."""
 
     async def send(self, session_id: str, update: dict[str, Any]) -> None:
         """Send one v2 ``session/update``."""
@@ -46,7 +50,20 @@ class V2Client:
         for mapped in to_v2(update):
             if mapped["sessionUpdate"] == "tool_call_update":
                 self._tool_call(session_id, mapped)
+            primed = self._replaying.get(session_id)
+            if primed is not None and mapped["sessionUpdate"] in _CHUNKS and mapped["messageId"] not in primed:
+                # A replayed message's chunks follow its whole form with no content (session/resume's replay).
+                primed.add(mapped["messageId"])
+                whole = mapped["sessionUpdate"][: -len("_chunk")]
+                await self.send(session_id, {"sessionUpdate": whole, "messageId": mapped["messageId"], "content": []})
             await self.send(session_id, mapped)
+
+    def replaying(self, session_id: str, on: bool) -> None:
+        """While on, each replayed message's first chunk is preceded by its whole form with ``content: []``."""
+        if on:
+            self._replaying[session_id] = set()
+        else:
+            self._replaying.pop(session_id, None)
 
     def _tool_call(self, session_id: str, update: dict[str, Any]) -> None:
         """A running tool call advertises ``cancel`` (on a session that allows it); a final one no longer."""

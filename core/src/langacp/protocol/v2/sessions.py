@@ -76,7 +76,11 @@ class V2Sessions:
             "mcp_servers": _servers(request.mcp_servers, request.cwd),
         }
         if replay is not None:
-            response = await self.agent.load_session(**fields)
+            self.client.replaying(request.session_id, True)
+            try:
+                response = await self.agent.load_session(**fields)
+            finally:
+                self.client.replaying(request.session_id, False)
         else:
             response = await self.agent.resume_session(**fields)
         tool_cancels.enable(request.session_id)
