@@ -24,8 +24,6 @@ MODES_AGENT = str(ROOT / "plugins" / "modes" / "tests" / "modes_agent.py") + ":a
 PROVIDER = ROOT / "core" / "tests" / "fixtures" / "provider"  # a stand-in langchain_anthropic
 VERSIONS = ["1", "2"]
 """The protocol versions every scenario runs in."""
-REPLAY_VERSIONS = ["1"]
-"""v2's resume with replay is left out: langacp answers ``session/resume`` before the replay is sent."""
 
 
 @pytest.fixture(scope="session")
@@ -126,7 +124,7 @@ async def test_ts_client_v2_cancels_one_tool_call(ts_client: list[str], tmp_path
     assert "Cancelled" in result["text"]  # the model read the cancel as the tool's result; the turn went on
 
 
-@pytest.mark.parametrize("version", REPLAY_VERSIONS)
+@pytest.mark.parametrize("version", VERSIONS)
 async def test_ts_client_resume_with_replay(ts_client: list[str], tmp_path: Path, version: str) -> None:
     store = f"sqlite:///{tmp_path / 'sessions.db'}"
     agent = serve_command("langacp.testing.agent:agent", "--store", store)
