@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -17,6 +18,9 @@ import pytest
 
 from langacp.client import AcpConnection, LocalHandler, PermissionPolicy, PermissionRequest, RecordingHandler
 from ts_agent_support import NoNode, install_ts_agent, install_ts_agent_v2
+
+V2_CHAT = {**os.environ, "LANGACP_CHAT_PROTOCOL": "2"}
+"""The chat asks for ACP v2 only when told to (v1 is its default)."""
 
 
 @pytest.fixture(scope="session")
@@ -236,6 +240,7 @@ def test_chat_speaks_v2(ts_agent_v2: list[str], project: Path) -> None:
     done = subprocess.run(
         [*chat, "--verbose", "--", *ts_agent_v2],
         cwd=project,
+        env=V2_CHAT,
         capture_output=True,
         text=True,
         timeout=90,
@@ -260,6 +265,7 @@ def test_chat_modes_and_ctrl_c_cancels_the_tool_call_first(ts_agent_v2: list[str
         [*chat, "--", *ts_agent_v2],
         input="/mode code\nmode\n",
         cwd=project,
+        env=V2_CHAT,
         capture_output=True,
         text=True,
         timeout=90,
@@ -270,6 +276,7 @@ def test_chat_modes_and_ctrl_c_cancels_the_tool_call_first(ts_agent_v2: list[str
     running = subprocess.Popen(
         [*chat, "--prompt", "slow", "--json", "--", *ts_agent_v2],
         cwd=project,
+        env=V2_CHAT,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -38,6 +38,14 @@ EXIT_CODES = {"end_turn": 0, "refusal": 3, "max_tokens": 4, "max_turn_requests":
 STDERR_TAIL = 40
 
 
+PROTOCOL_ENV = "LANGACP_CHAT_PROTOCOL"
+
+
+def chat_protocol() -> int:
+    """The ACP version the chat asks for: 1 (stable, the default) or 2 (Preview) when ``LANGACP_CHAT_PROTOCOL=2``."""
+    return 2 if os.environ.get(PROTOCOL_ENV, "").strip() == "2" else 1
+
+
 @dataclass
 class ChatOptions:
     command: Sequence[str]
@@ -187,7 +195,7 @@ class Chat:
         from langacp import __version__
 
         self.acp.client_info = Implementation(name="langacp-chat", title="langacp chat", version=__version__)
-        await self.acp.initialize(timeout=None)  # a first run may download the agent: the user decides (Ctrl-C)
+        await self.acp.initialize(protocol_version=chat_protocol(), timeout=None)  # may download: Ctrl-C
         self._status()
         cwd = self.options.cwd
         if self.options.resume is not None:
@@ -247,7 +255,7 @@ class Chat:
 
     async def _list(self) -> int:
         assert self.acp is not None
-        await self.acp.initialize(timeout=None)  # a first run may download the agent: the user decides (Ctrl-C)
+        await self.acp.initialize(protocol_version=chat_protocol(), timeout=None)  # may download: Ctrl-C
         sessions = await self._sessions()
         if self.options.json:
             for info in sessions:
