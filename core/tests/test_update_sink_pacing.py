@@ -161,23 +161,3 @@ async def test_joined_text_is_capped() -> None:
     assert "".join(sent.texts[1:]) == chunk * 100
     assert len(sent.texts) == 3 and all(len(text) <= 65 * 1024 for text in sent.texts)
     await sink.aclose()
-
-
-async def test_an_idle_sink_holds_no_task_and_starts_again_for_the_next_update() -> None:
-    """A session that waits for its next prompt keeps no sender task (memory per open session)."""
-    sent = Sent()
-    sink = UpdateSink(sent.send, lambda block: [block["text"]], window=0.0)
-
-    def senders() -> list[asyncio.Task[Any]]:
-        return [t for t in asyncio.all_tasks() if t.get_name() == "langacp.updates"]
-
-    for round_ in range(3):
-        sink.put(f"update {round_}")
-        sink.put_block({"type": "text", "text": f"text {round_}"})
-        assert len(senders()) == 1
-        await asyncio.wait_for(sink.flush(), 10)
-        await asyncio.sleep(0)
-        assert senders() == []
-    assert sent.texts == ["update 0", "text 0", "update 1", "text 1", "update 2", "text 2"]
-    await asyncio.wait_for(sink.flush(), 10)  # idle: returns at once
-    await sink.aclose()

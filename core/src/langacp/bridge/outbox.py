@@ -2,7 +2,6 @@
 
 The producer (a turn, a replay) never waits on the pipe: :class:`UpdateSink` queues updates and
 a background task sends them, letting streamed tokens join into one message while a stream is busy.
-The task ends when the queue is empty: an idle session holds no task, queue or event.
 """
 
 from __future__ import annotations
@@ -64,10 +63,11 @@ class UpdateSink:
         self._map_block = map_block
         self._window = window
         self._max_window = max(window, max_window)
-        self._queue: deque[Any] | None = None
-        """What waits to be sent (``None`` while idle: an idle session holds no queue, task or event)."""
+        self._queue: deque[Any] = deque()
+        self._wake = asyncio.Event()
+        self._idle = asyncio.Event()
+        self._idle.set()
         self._task: asyncio.Task[None] | None = None
-        """The sender, started by the first update of a burst; it ends once the queue is empty."""
         self._broken = False
         self._last_send = -math.inf  # never sent: a first token does not wait (the loop clock may start near 0)
         self._hurry = False
@@ -84,9 +84,9 @@ class UpdateSink:
             return
         if _unnamed_chunk(update):
             update = with_message_id(update, message_id or new_message_id())
-        if self._queue is None:
-            self._queue = deque()
         self._queue.append(update)
+        self._idle.clear()
+        self._wake.set()
         if self._task is None:
             self._task = asyncio.get_running_loop().create_task(self._run(), name="langacp.updates")
 
@@ -139,13 +139,12 @@ class UpdateSink:
 
     async def flush(self) -> None:
         """Wait until every queued update has been written (sent now, without waiting for a window)."""
-        task = self._task
-        if task is None:
+        if self._idle.is_set():
             return
         self._hurry = True
         if self._timer is not None and not self._timer.done():
             self._timer.set_result(None)
-        await asyncio.wait([task])  # the sender ends once the queue is empty (or when closed)
+        await self._idle.wait()
 
     async def aclose(self) -> None:
         if self._task is not None:
@@ -155,7 +154,6 @@ class UpdateSink:
 
     def _take(self) -> list[Any]:
         """The next updates to send: one update, or the mapping of a (joined) content block."""
-        assert self._queue is not None
         item = self._queue.popleft()
         if item.__class__ is not _Block:
             return [item]
@@ -166,17 +164,17 @@ class UpdateSink:
         return [with_message_id(u, item.message_id) if _unnamed_chunk(u) else u for u in updates]
 
     async def _run(self) -> None:
-        """Send what is queued, then end: the next :meth:`put` starts a sender again."""
         loop = asyncio.get_running_loop()
-        queue = self._queue
-        try:
+        while True:
+            await self._wake.wait()
             # A busy session: let what follows gather (tokens into one message) for a window.
-            if queue and _joinable(queue[0]):
+            if self._queue and _joinable(self._queue[0]):
                 await self._gather(loop)
             else:
                 await self._pause(self._window)
-            while queue:
-                if len(queue) == 1 and _joinable(queue[0]) and len(queue[0].parts) == 1:
+            self._wake.clear()
+            while self._queue:
+                if len(self._queue) == 1 and _joinable(self._queue[0]) and len(self._queue[0].parts) == 1:
                     # A token that arrived while the last message was written (a producer as fast
                     # as the pipe): let the next ones join it, as after an idle pause.
                     await self._gather(loop)
@@ -186,17 +184,13 @@ class UpdateSink:
                     except (ConnectionError, RuntimeError) as exc:
                         log.warning("client connection closed; dropping session updates (%s)", exc)
                         self._broken = True
-                        queue.clear()
+                        self._queue.clear()
                         break
                     except Exception:
                         log.exception("failed to send a session update")
                 self._last_send = loop.time()
-        finally:
-            # Nothing is queued (no await since the loop saw it empty): idle, holding nothing.
             self._hurry = False
-            if self._task is asyncio.current_task():
-                self._task = None
-                self._queue = None
+            self._idle.set()
 
     async def _gather(self, loop: asyncio.AbstractEventLoop) -> None:
         """Let tokens join the queued text: one window, times the number of sessions streaming at once."""
