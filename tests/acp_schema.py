@@ -85,6 +85,32 @@ class PipeAgent:
         ]
 
 
+def validated(schema: Schema, agent: PipeAgent) -> list[dict[str, Any]]:
+    """The session updates the agent sent so far, each checked against ``SessionNotification``."""
+    for note in agent.notifications:
+        if note["method"] == "session/update":
+            schema.validate("SessionNotification", note["params"])
+    return agent.updates()
+
+
+async def open_session(agent: PipeAgent, capabilities: dict[str, Any], cwd: Path) -> str:
+    """``initialize`` (v1, ``capabilities``) and ``session/new`` in ``cwd`` with ids 0 and 1: the session id."""
+    reply = await agent.request(0, "initialize", {"protocolVersion": 1, "clientCapabilities": capabilities})
+    assert "result" in reply, reply
+    reply = await agent.request(1, "session/new", {"cwd": str(cwd), "mcpServers": []})
+    session_id: str = reply["result"]["sessionId"]
+    return session_id
+
+
+async def prompt(agent: PipeAgent, msg_id: int, session_id: str, text: str) -> str:
+    """One text prompt; its stop reason."""
+    params = {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]}
+    reply = await agent.request(msg_id, "session/prompt", params)
+    assert "result" in reply, reply
+    stop: str = reply["result"]["stopReason"]
+    return stop
+
+
 @asynccontextmanager
 async def pipe_agent(
     target: str,
@@ -95,6 +121,20 @@ async def pipe_agent(
     args: list[str] | None = None,
 ) -> AsyncIterator[PipeAgent]:
     """``langacp serve TARGET`` over real pipes (only ``plugins`` enabled), its stderr in ``tmp_path/agent.stderr``."""
+    async with served_process(target, tmp_path, env=env, plugins=plugins, args=args) as process:
+        yield PipeAgent(process)
+
+
+@asynccontextmanager
+async def served_process(
+    target: str,
+    tmp_path: Path,
+    *,
+    env: dict[str, str] | None = None,
+    plugins: list[str] | None = None,
+    args: list[str] | None = None,
+) -> AsyncIterator[asyncio.subprocess.Process]:
+    """The ``langacp serve TARGET`` process (clean ``LANGACP_*`` env, own data dir); stdin closed and reaped on exit."""
     environment = {
         **{k: v for k, v in os.environ.items() if not k.startswith("LANGACP_")},
         "LANGACP_DISABLE_PLUGIN_AUTOLOAD": "1",
@@ -110,7 +150,7 @@ async def pipe_agent(
             env=environment,
         )
         try:
-            yield PipeAgent(process)
+            yield process
         finally:
             if process.stdin is not None:
                 process.stdin.close()

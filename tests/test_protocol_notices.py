@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from acp_schema import PipeAgent, Schema, pipe_agent
+from acp_schema import Schema, open_session, pipe_agent, prompt, validated
 
 pytestmark = pytest.mark.asyncio
 
@@ -47,29 +47,6 @@ def flaky_plugin(site: Path) -> dict[str, str]:
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: langacp-flaky\nVersion: 0.1.0\n")
     (info / "entry_points.txt").write_text("[langacp]\nflaky = langacp_flaky\n")
     return {"PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")]), "LANGACP_HOOK_TIMEOUT": "0.3"}
-
-
-def validated(schema: Schema, agent: PipeAgent) -> list[dict[str, Any]]:
-    for note in agent.notifications:
-        if note["method"] == "session/update":
-            schema.validate("SessionNotification", note["params"])
-    return agent.updates()
-
-
-async def open_session(agent: PipeAgent, capabilities: dict[str, Any], cwd: Path) -> str:
-    reply = await agent.request(0, "initialize", {"protocolVersion": 1, "clientCapabilities": capabilities})
-    assert "result" in reply, reply
-    reply = await agent.request(1, "session/new", {"cwd": str(cwd), "mcpServers": []})
-    session_id: str = reply["result"]["sessionId"]
-    return session_id
-
-
-async def prompt(agent: PipeAgent, msg_id: int, session_id: str, text: str) -> str:
-    params = {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]}
-    reply = await agent.request(msg_id, "session/prompt", params)
-    assert "result" in reply, reply
-    stop: str = reply["result"]["stopReason"]
-    return stop
 
 
 def notices(updates: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from acp_schema import PipeAgent, Schema, pipe_agent
+from acp_schema import Schema, open_session, pipe_agent, prompt, validated
 
 pytestmark = pytest.mark.asyncio
 
@@ -19,27 +19,6 @@ TARGET = "langacp.testing.agent:agent"
 CAPABLE: dict[str, Any] = {"session": {"notices": {}, "compaction": {}}}
 PLAIN: dict[str, Any] = {"fs": {"readTextFile": False, "writeTextFile": False}}
 GATED = {"notice", "compaction_update", "compaction_summary_chunk"}
-
-
-def validated(schema: Schema, agent: PipeAgent) -> list[dict[str, Any]]:
-    for note in agent.notifications:
-        if note["method"] == "session/update":
-            schema.validate("SessionNotification", note["params"])
-    return agent.updates()
-
-
-async def open_session(agent: PipeAgent, capabilities: dict[str, Any], cwd: Path) -> str:
-    reply = await agent.request(0, "initialize", {"protocolVersion": 1, "clientCapabilities": capabilities})
-    assert "result" in reply, reply
-    reply = await agent.request(1, "session/new", {"cwd": str(cwd), "mcpServers": []})
-    session_id: str = reply["result"]["sessionId"]
-    return session_id
-
-
-async def prompt(agent: PipeAgent, msg_id: int, session_id: str, text: str) -> None:
-    params = {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]}
-    reply = await agent.request(msg_id, "session/prompt", params)
-    assert reply["result"]["stopReason"] == "end_turn", reply
 
 
 def chunk_ids(updates: list[dict[str, Any]], kind: str) -> list[str]:
@@ -53,8 +32,8 @@ async def test_protocol_v1_capable_client(schema: Schema, tmp_path: Path) -> Non
     store = ["--store", f"sqlite:///{tmp_path / 'sessions.db'}"]
     async with pipe_agent(TARGET, tmp_path, args=store) as agent:
         sid = await open_session(agent, CAPABLE, project)
-        await prompt(agent, 2, sid, "think about it")
-        await prompt(agent, 3, sid, 'tool add {"a": 1, "b": 2}')
+        assert await prompt(agent, 2, sid, "think about it") == "end_turn"
+        assert await prompt(agent, 3, sid, 'tool add {"a": 1, "b": 2}') == "end_turn"
         live = validated(schema, agent)
     notices = [u for u in live if u["sessionUpdate"] == "notice"]
     assert notices and notices[0]["severity"] == "warning" and ".langacp.toml" in notices[0]["description"]
@@ -84,7 +63,7 @@ async def test_protocol_v1_plain_client_gets_nothing_gated(schema: Schema, tmp_p
     (project / ".langacp.toml").write_text("this is = = not toml\n")
     async with pipe_agent(TARGET, tmp_path) as agent:
         sid = await open_session(agent, PLAIN, project)
-        await prompt(agent, 2, sid, "think about it")
+        assert await prompt(agent, 2, sid, "think about it") == "end_turn"
         live = validated(schema, agent)
     assert not [u for u in live if u["sessionUpdate"] in GATED]
     said = [u["content"].get("text", "") for u in live if u["sessionUpdate"] == "agent_message_chunk"]
@@ -137,9 +116,9 @@ async def summarized_session(
     store = ["--store", f"sqlite:///{tmp_path / 'sessions.db'}"]
     async with pipe_agent("summarizing_agent:agent", tmp_path, env=env, args=store) as agent:
         sid = await open_session(agent, capabilities, tmp_path)
-        await prompt(agent, 2, sid, 'tool add {"a": 1, "b": 2}')
+        assert await prompt(agent, 2, sid, 'tool add {"a": 1, "b": 2}') == "end_turn"
         agent.notifications.clear()
-        await prompt(agent, 3, sid, 'tool add {"a": 3, "b": 4}')
+        assert await prompt(agent, 3, sid, 'tool add {"a": 3, "b": 4}') == "end_turn"
         live = validated(schema, agent)
     async with pipe_agent("summarizing_agent:agent", tmp_path, env=env, args=store) as agent:
         await agent.request(0, "initialize", {"protocolVersion": 1, "clientCapabilities": capabilities})
@@ -213,7 +192,7 @@ async def test_protocol_v1_mcp_server_not_started(schema: Schema, tmp_path: Path
         assert "result" in reply, reply
         reply = await agent.request(1, "session/new", {"cwd": str(tmp_path), "mcpServers": [broken]})
         sid = reply["result"]["sessionId"]
-        await prompt(agent, 2, sid, "echo hi")
+        assert await prompt(agent, 2, sid, "echo hi") == "end_turn"
         updates = validated(schema, agent)
     notices = [u for u in updates if u["sessionUpdate"] == "notice"]
     said = "".join(u["content"].get("text", "") for u in updates if u["sessionUpdate"] == "agent_message_chunk")
@@ -230,7 +209,9 @@ async def test_protocol_v1_plugin_failed_to_load(schema: Schema, tmp_path: Path,
     env = {"PYTHONPATH": os.pathsep.join([str(broken_site), os.environ.get("PYTHONPATH", "")])}
     async with pipe_agent(TARGET, tmp_path, plugins=["brokenplug"], env=env) as agent:
         sid = await open_session(agent, CAPABLE if capable else PLAIN, tmp_path)
-        await prompt(agent, 2, sid, "echo hi")  # what follows the session's response has gone out by its end
+        assert (
+            await prompt(agent, 2, sid, "echo hi") == "end_turn"
+        )  # what follows the session's response has gone out by its end
         updates = validated(schema, agent)
     notices = [u for u in updates if u["sessionUpdate"] == "notice"]
     if capable:
@@ -247,7 +228,7 @@ async def test_protocol_v1_tool_left_out_for_a_name_clash(schema: Schema, tmp_pa
     env = {"PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")]), "LANGACP_TESTPLUG": "clash"}
     async with pipe_agent(TARGET, tmp_path, plugins=["testplug"], env=env) as agent:
         sid = await open_session(agent, CAPABLE if capable else PLAIN, tmp_path)
-        await prompt(agent, 2, sid, 'tool add {"a": 5, "b": 2}')
+        assert await prompt(agent, 2, sid, 'tool add {"a": 5, "b": 2}') == "end_turn"
         updates = validated(schema, agent)
     notices = [u for u in updates if u["sessionUpdate"] == "notice"]
     assert [n["title"] for n in notices] == (["Tool add left out"] if capable else [])

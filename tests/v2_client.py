@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -19,8 +18,7 @@ from typing import Any
 
 import pytest
 
-from acp_schema import Schema
-from langacp.testing import harness
+from acp_schema import Schema, served_process
 from ts_agent_support import NoNode, install_acp_sdk
 
 __all__ = ["RESPONSES", "V2Agent", "load_v2_schema", "v2_agent"]
@@ -196,29 +194,9 @@ async def v2_agent(
     args: list[str] | None = None,
 ) -> AsyncIterator[V2Agent]:
     """``langacp serve TARGET`` over real pipes, spoken to in v2 by :class:`V2Agent`."""
-    environment = {
-        **{k: v for k, v in os.environ.items() if not k.startswith("LANGACP_")},
-        "LANGACP_DISABLE_PLUGIN_AUTOLOAD": "1",
-        "XDG_DATA_HOME": str(tmp_path / "data"),
-        **(env or {}),
-    }
-    with (tmp_path / "agent.stderr").open("a") as stderr:
-        process = await asyncio.create_subprocess_exec(
-            *harness.serve_command(target, *(args or []), plugins=plugins or []),
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=stderr,
-            env=environment,
-        )
+    async with served_process(target, tmp_path, env=env, plugins=plugins, args=args) as process:
         agent = V2Agent(process, schema)
         try:
             yield agent
         finally:
-            if process.stdin is not None:
-                process.stdin.close()
-            try:
-                await asyncio.wait_for(process.wait(), 10)
-            except TimeoutError:
-                process.kill()
-                await process.wait()
             agent._reader.cancel()
