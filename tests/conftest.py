@@ -1,4 +1,4 @@
-"""Fixtures shared by the cross-package tests: the official ACP schema, read from the npm SDK installed at test time."""
+"""Fixtures shared by the cross-package tests: the official ACP schema and the TypeScript SDK programs (npm)."""
 
 from __future__ import annotations
 
@@ -7,14 +7,14 @@ from pathlib import Path
 import pytest
 
 from acp_schema import Schema
-from ts_agent_support import NoNode, install_acp_sdk
+from ts_agent_support import NoNode, install_acp_sdk, install_ts_agent, install_ts_agent_v2, npm_dir
 
 
 @pytest.fixture(scope="session")
 def acp_sdk(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """``@agentclientprotocol/sdk`` installed with npm for this test run (skips the test without Node)."""
     try:
-        return install_acp_sdk(tmp_path_factory.mktemp("acp-sdk"))
+        return install_acp_sdk(npm_dir(tmp_path_factory))
     except NoNode as exc:
         pytest.skip(str(exc))
 
@@ -36,3 +36,21 @@ def schemas(acp_sdk: Path) -> tuple[Schema, Schema]:
 def unstable_schema(acp_sdk: Path) -> Schema:
     """The unstable v1 schema (``schema/v1/schema.unstable.json``)."""
     return Schema(acp_sdk / "schema" / "v1" / "schema.unstable.json")
+
+
+@pytest.fixture(scope="session")
+def ts_agent(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    """The command of the TypeScript SDK's v1 test agent (tests/fixtures/ts_agent/agent.mjs)."""
+    try:
+        return install_ts_agent(npm_dir(tmp_path_factory))
+    except NoNode as exc:
+        pytest.skip(str(exc))
+
+
+@pytest.fixture(scope="session")
+def ts_agent_v2(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    """The command of the TypeScript SDK's v1 + v2 test agent (its protocol router; agent_v2.mjs)."""
+    try:
+        return install_ts_agent_v2(npm_dir(tmp_path_factory))
+    except NoNode as exc:
+        pytest.skip(str(exc))

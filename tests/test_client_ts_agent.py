@@ -11,17 +11,8 @@ import pytest
 
 from langacp.client import AcpConnection, ConnectionManager, PermissionPolicy, RecordingHandler
 from langacp.client.recording import EVENT_TYPES
-from ts_agent_support import NoNode, install_ts_agent
 
 pytestmark = pytest.mark.asyncio
-
-
-@pytest.fixture(scope="session")
-def ts_agent(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
-    try:
-        return install_ts_agent(tmp_path_factory.mktemp("ts-agent"))
-    except NoNode as exc:
-        pytest.skip(str(exc))
 
 
 @pytest.fixture

@@ -17,18 +17,10 @@ from typing import Any
 import pytest
 
 from langacp.client import AcpConnection, LocalHandler, PermissionPolicy, PermissionRequest, RecordingHandler
-from ts_agent_support import NoNode, install_ts_agent, install_ts_agent_v2
+from ts_agent_support import NoNode, install_ts_agent, npm_dir
 
 V2_CHAT = {**os.environ, "LANGACP_CHAT_PROTOCOL": "2"}
 """The chat asks for ACP v2 only when told to (v1 is its default)."""
-
-
-@pytest.fixture(scope="session")
-def ts_agent_v2(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
-    try:
-        return install_ts_agent_v2(tmp_path_factory.mktemp("ts-agent-v2"))
-    except NoNode as exc:
-        pytest.skip(str(exc))
 
 
 @pytest.fixture
@@ -224,7 +216,7 @@ async def test_v1_fallback(ts_agent_v2: list[str], project: Path, tmp_path_facto
         sid = await _connect(conn, ts_agent_v2, project, version=1)
         assert conn.protocol_version == 1 and (await conn.prompt(sid, "hi")).text == "hello from v1"
     try:
-        v1_only = install_ts_agent(tmp_path_factory.mktemp("ts-agent-v1"))
+        v1_only = install_ts_agent(npm_dir(tmp_path_factory))
     except NoNode as exc:
         pytest.skip(str(exc))
     async with AcpConnection(Seen()) as conn:  # asks for 2, the agent answers 1: v1 it is

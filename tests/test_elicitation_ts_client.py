@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from langacp.testing.harness import serve_command
-from ts_agent_support import NoNode, install_ts_client
+from ts_agent_support import NoNode, install_ts_client, npm_dir
 
 GRAPHS = Path(__file__).resolve().parents[1] / "plugins" / "elicitation" / "tests" / "elicitation_graphs.py"
 
@@ -20,7 +20,7 @@ GRAPHS = Path(__file__).resolve().parents[1] / "plugins" / "elicitation" / "test
 @pytest.fixture(scope="session")
 def ts_client(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     try:
-        return install_ts_client(tmp_path_factory.mktemp("ts-client"))
+        return install_ts_client(npm_dir(tmp_path_factory))
     except NoNode as exc:
         pytest.skip(str(exc))
 

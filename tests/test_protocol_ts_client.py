@@ -15,7 +15,7 @@ import pytest
 
 from langacp.testing.harness import serve_command
 from test_protocol_v1_updates import GATED, MODEL_SUMMARIZING_AGENT, SUMMARIZING_AGENT, SUMMARY
-from ts_agent_support import NoNode, install_ts_updates_client
+from ts_agent_support import NoNode, install_ts_updates_client, npm_dir
 
 pytestmark = pytest.mark.asyncio
 
@@ -23,7 +23,7 @@ pytestmark = pytest.mark.asyncio
 @pytest.fixture(scope="session")
 def ts_client(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     try:
-        return install_ts_updates_client(tmp_path_factory.mktemp("ts-updates-client"))
+        return install_ts_updates_client(npm_dir(tmp_path_factory))
     except NoNode as exc:
         pytest.skip(str(exc))
 

@@ -15,7 +15,7 @@ import pytest
 
 from langacp.testing.harness import serve_command
 from test_protocol_unstable_subagents import NEW_KINDS, SUB_TASK, SUBAGENT_AGENT, delegate
-from ts_agent_support import NoNode, install_ts_updates_client
+from ts_agent_support import NoNode, install_ts_updates_client, npm_dir
 
 pytestmark = pytest.mark.asyncio
 
@@ -32,7 +32,7 @@ UNSTABLE = NEW_KINDS | {"plan_update", "plan_removed"}
 @pytest.fixture(scope="session")
 def ts_client(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     try:
-        return install_ts_updates_client(tmp_path_factory.mktemp("ts-unstable-client"))
+        return install_ts_updates_client(npm_dir(tmp_path_factory))
     except NoNode as exc:
         pytest.skip(str(exc))
 

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from langacp.testing.harness import serve_command
-from ts_agent_support import NoNode, install_ts_scenarios_client
+from ts_agent_support import NoNode, install_ts_scenarios_client, npm_dir
 
 pytestmark = pytest.mark.asyncio
 
@@ -29,7 +29,7 @@ VERSIONS = ["1", "2"]
 @pytest.fixture(scope="session")
 def ts_client(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     try:
-        return install_ts_scenarios_client(tmp_path_factory.mktemp("ts-scenarios-client"))
+        return install_ts_scenarios_client(npm_dir(tmp_path_factory))
     except NoNode as exc:
         pytest.skip(str(exc))
 

@@ -1,8 +1,8 @@
 """The TypeScript test agent (tests/fixtures/ts_agent) and client (tests/fixtures/ts_client), on npm
 ``@agentclientprotocol/sdk``, installed with npm.
 
-Used by tests/test_client_ts_agent.py, tests/test_client_ts_agent_v2.py, tests/test_elicitation_ts_client.py,
-tests/test_v2_ts_client.py and tests/bench/bench_client.py.
+The tests install them once per run (per xdist worker) in :func:`npm_dir` (fixtures in
+tests/conftest.py and the TypeScript client tests); tests/bench/bench_client.py installs its own.
 """
 
 from __future__ import annotations
@@ -10,6 +10,10 @@ from __future__ import annotations
 import shutil
 import subprocess
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pytest
 
 SOURCE = Path(__file__).resolve().parent / "fixtures" / "ts_agent"
 CLIENT_SOURCE = Path(__file__).resolve().parent / "fixtures" / "ts_client"
@@ -17,6 +21,14 @@ CLIENT_SOURCE = Path(__file__).resolve().parent / "fixtures" / "ts_client"
 
 class NoNode(Exception):
     """node or npm is not installed."""
+
+
+def npm_dir(factory: pytest.TempPathFactory) -> Path:
+    """The one directory of a test run (per xdist worker) that every program and the SDK are installed in.
+
+    The programs share one ``package.json`` dependency set, so npm installs the SDK there once per run.
+    """
+    return factory.getbasetemp() / "acp-sdk-programs"
 
 
 def install_ts_agent(directory: Path) -> list[str]:

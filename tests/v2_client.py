@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from acp_schema import Schema, served_process
-from ts_agent_support import NoNode, install_acp_sdk
+from ts_agent_support import NoNode, install_acp_sdk, npm_dir
 
 __all__ = ["RESPONSES", "V2Agent", "load_v2_schema", "v2_agent"]
 
@@ -45,7 +45,7 @@ REQUESTS = {"session/request_permission": "RequestPermissionRequest", "elicitati
 def load_v2_schema(tmp_path_factory: pytest.TempPathFactory) -> Schema:
     """The official v2 schema from the npm package installed now (skips without node)."""
     try:
-        package = install_acp_sdk(tmp_path_factory.mktemp("acp-sdk"))
+        package = install_acp_sdk(npm_dir(tmp_path_factory))
     except NoNode as exc:
         pytest.skip(str(exc))
     return Schema(package / "schema" / "v2" / "schema.json")
