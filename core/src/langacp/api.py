@@ -42,6 +42,7 @@ from langacp.stores import (
     record_from_json,
 )
 from langacp.target import DriverTarget, SessionSetup, Target, TargetDriver, TargetError
+from langacp.terminals import AgentTerminal, open_terminal
 from langacp.tool_names import CHECK_KEY, left_out
 from langacp.trust import KIND_RISK, ConfigLayers, layers_for, load_layers, load_table, riskier
 from langacp.types import (
@@ -68,6 +69,7 @@ __all__ = [
     "MAIN_PLAN",
     "PROJECT_FILE",
     "TASKS_CHANNEL",
+    "AgentTerminal",
     "Compaction",
     "ConfigError",
     "ConfigFileError",
@@ -123,6 +125,7 @@ __all__ = [
     "load_table",
     "model_call_messages",
     "now_iso",
+    "open_terminal",
     "pending_tool_calls",
     "plan_removed",
     "plan_update",

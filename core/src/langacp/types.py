@@ -153,8 +153,7 @@ class ElicitResult:
 
 
 class ElicitationRefused(ValueError):
-    """The client's answer to a question does not match the schema that was sent (extra or
-    wrong-typed fields, an option that was not offered); nothing of it is used."""
+    """The client's answer does not match the question's schema (extra or wrong-typed fields): none of it is used."""
 
 
 @dataclass(frozen=True)
@@ -211,6 +210,8 @@ class SessionContext:
     client_capabilities: ClientCapabilities | None = None
     client_info: Implementation | None = None
     """The client's ``clientInfo`` from ``initialize`` (``name``, ``title``, ``version``), if it sent one."""
+    protocol_version: int = 1
+    """The ACP version the session's client speaks: 1, or 2 (ACP v2: no client ``fs``/``terminal``)."""
     mode_id: str | None = None
     """The session's current mode; the core saves it with the session."""
     title: str | None = None

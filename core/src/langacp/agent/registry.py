@@ -122,6 +122,7 @@ class SessionRegistry:
         self.client_capabilities: Any = None
         self.client_info: Any = None
         """The client's ``clientInfo`` from ``initialize`` (``acp.schema.Implementation``), if it sent one."""
+        self.protocol_version = 1  # the ACP version the connection speaks (2 once v2 is negotiated)
         self.live: dict[str, Session] = {}
         self._send = send
         self._warned_unguarded = False
@@ -229,6 +230,7 @@ class SessionRegistry:
             mcp_servers=list(mcp_servers or []),
             client_capabilities=self.client_capabilities,
             client_info=self.client_info,
+            protocol_version=self.protocol_version,
             mode_id=record.mode_id,
             title=record.title,
             stored=record.data,
@@ -290,9 +292,8 @@ class SessionRegistry:
             record = await store.get(session_id)
         except StoreError as exc:
             log.error("langacp: the record of session %s cannot be read: %s", session_id, exc)
-            raise RequestError.internal_error(
-                {"details": f"the stored record of session {session_id} cannot be read: {exc}"}
-            ) from exc
+            details = f"the stored record of session {session_id} cannot be read: {exc}"
+            raise RequestError.internal_error({"details": details}) from exc
         if record is None:
             raise RequestError.resource_not_found(session_id)
         return record
@@ -444,6 +445,5 @@ def check_dirs(cwd: str, additional_directories: list[str] | None) -> None:
 
 def unreadable(session_id: str, exc: BaseException) -> RequestError:
     """The error for a stored conversation that cannot be read."""
-    return RequestError.internal_error(
-        {"details": f"the stored conversation of session {session_id} cannot be read: {exc}"}
-    )
+    details = f"the stored conversation of session {session_id} cannot be read: {exc}"
+    return RequestError.internal_error({"details": details})

@@ -10,7 +10,9 @@ connection :func:`to_v2` turns each into the v2 updates it stands for:
 - ``plan`` is ``plan_update`` (one plan per session, ``planId`` ``plan``);
 - config options take ``configId`` / ``groupId``; commands ``type: command`` and a ``text`` input;
 - ``current_mode_update`` has no v2 form: modes are config options, and the mode switch sends
-  ``config_option_update`` too (see :func:`mode_option` for a mode without one).
+  ``config_option_update`` too (see :func:`mode_option` for a mode without one);
+- a plugin's :class:`~langacp.terminals.TerminalEvent` (no v1 form) is ``terminal_update`` or
+  ``terminal_output_chunk`` (see :func:`terminal_update`).
 
 Anything v2 does not define is dropped (logged at debug), never sent in a shape the client
 cannot read.
@@ -18,14 +20,24 @@ cannot read.
 
 from __future__ import annotations
 
+import base64
 import difflib
 import logging
 import uuid
 from typing import Any
 
 from langacp.protocol.v2.models import Json
+from langacp.terminals import TerminalEvent
 
-__all__ = ["PLAN_ID", "config_options", "content_items", "mode_option", "to_v2", "tool_call_fields"]
+__all__ = [
+    "PLAN_ID",
+    "config_options",
+    "content_items",
+    "mode_option",
+    "terminal_update",
+    "to_v2",
+    "tool_call_fields",
+]
 
 log = logging.getLogger("langacp.protocol")
 
@@ -46,6 +58,8 @@ def _json(update: Any) -> Json:
 
 def to_v2(update: Any) -> list[Json]:
     """The v2 updates (JSON, camelCase) that v1's ``update`` stands for; ``[]`` when v2 has no form for it."""
+    if isinstance(update, TerminalEvent):
+        return [terminal_update(update)]
     fields = _json(update)
     kind = fields.get("sessionUpdate")
     if kind in _CHUNKS:
@@ -66,6 +80,27 @@ def to_v2(update: Any) -> list[Json]:
         return [fields]
     log.debug("no ACP v2 form for the update %r: not sent", kind)
     return []
+
+
+def terminal_update(event: TerminalEvent) -> Json:
+    """An agent-owned terminal's step: its output chunk, or the ``terminal_update`` upsert of what changed."""
+    terminal_id = event.terminal_id
+    if event.chunk is not None:
+        data = base64.b64encode(event.chunk).decode("ascii")
+        return {"sessionUpdate": "terminal_output_chunk", "terminalId": terminal_id, "data": data}
+    update: Json = {"sessionUpdate": "terminal_update", "terminalId": terminal_id}
+    if event.command is not None:
+        update["command"] = event.command
+    if event.cwd is not None:
+        update["cwd"] = event.cwd
+    if event.output is not None:
+        update["output"] = {"data": base64.b64encode(event.output).decode("ascii")}
+    if event.exited:
+        status: Json = {"exitCode": event.exit_code} if event.exit_code is not None else {}
+        update["exitStatus"] = {**status, **({"signal": event.signal} if event.signal else {})}
+    if event.cancellable is not None:
+        update["capabilities"] = {"cancel": {}} if event.cancellable else None
+    return update
 
 
 def _only(fields: Json, *names: str) -> Json:

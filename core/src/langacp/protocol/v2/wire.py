@@ -88,6 +88,7 @@ class V2Wire:
         }
         self.active = True
         self.agent.v2 = self
+        self.agent.registry.protocol_version = 2  # sessions opened from now on: SessionContext.protocol_version
 
     async def _waiting(self, session_id: str, asking: bool) -> None:
         await self.turns.waiting(session_id, asking)
@@ -130,10 +131,16 @@ class V2Wire:
         return {}
 
     async def cancel_terminal(self, params: dict[str, Any]) -> dict[str, Any]:
-        """``terminal/cancel``: the agent runs no terminal of its own a v2 client sees, so each is unknown (-32602)."""
+        """``terminal/cancel``: stop one running agent-owned terminal of the session (its plugin stops
+        the process; its ``terminal_update`` with ``exitStatus`` follows). -32602 for a terminal the
+        session does not run now (unknown, exited, another session's, or not cancellable)."""
+        from langacp.terminals import cancel_terminal
+
         request = parse(CancelTerminalRequest, params)
-        self.agent.registry.get(request.session_id)
-        raise RequestError.invalid_params({"details": f"unknown terminal {request.terminal_id[:80]!r}"})
+        session = self.agent.registry.get(request.session_id)  # -32002 for a session that is not open
+        if not cancel_terminal(session.context, request.terminal_id):
+            raise RequestError.invalid_params({"details": f"terminal {request.terminal_id[:80]!r} is not running"})
+        return {}
 
     # -- auth -------------------------------------------------------------------------------------
 
