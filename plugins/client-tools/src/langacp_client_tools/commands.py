@@ -11,7 +11,9 @@ and stop the command when the turn is cancelled (``asyncio.CancelledError`` in t
   exits: what it leaves running in the background (``server &``) does not hold the turn open
   (its output is not waited for) and is stopped when the session closes. Every group is
   registered with the core's watchdog (``langacp.processes``), so none outlives the agent,
-  even after ``kill -9``.
+  even after ``kill -9``. The run is reported through ``langacp.api.open_terminal``: an ACP v2
+  client sees it as a terminal of the tool call (output as it comes, exit status) and may
+  cancel it (``terminal/cancel``): the command is stopped, the tool says so and the turn goes on.
 """
 
 from __future__ import annotations
@@ -28,7 +30,16 @@ from typing import Any
 
 from langchain_core.tools import ToolException
 
-from langacp.api import SessionContext, SessionPaths, killpg, stop_group, unwatch_group, watch_group
+from langacp.api import (
+    AgentTerminal,
+    SessionContext,
+    SessionPaths,
+    killpg,
+    open_terminal,
+    stop_group,
+    unwatch_group,
+    watch_group,
+)
 from langacp_client_tools.access import ClientAccess, locate
 from langacp_client_tools.files import off_loop
 from langacp_client_tools.settings import Settings
@@ -55,6 +66,8 @@ class Outcome:
     exit_code: int | None = None
     signal: str | None = None
     timed_out: bool = False
+    cancelled: bool = False
+    """The client cancelled the command's terminal (``terminal/cancel``)."""
 
     def text(self, timeout: float, limit: int) -> str:
         """The tool result the model reads."""
@@ -62,7 +75,9 @@ class Outcome:
         if self.truncated:
             parts.append(f"… (output truncated: only the last {limit} bytes are kept)")
         parts.append(self.output.rstrip("\n") if self.output.strip() else "(no output)")
-        if self.timed_out:
+        if self.cancelled:
+            parts.append("Cancelled: the user stopped the command.")
+        elif self.timed_out:
             parts.append(f"Timed out after {timeout:g} s: the command was stopped.")
         elif self.signal:
             parts.append(f"Stopped by signal {self.signal}.")
@@ -92,9 +107,11 @@ class TailBuffer:
                 data = data[1:]
         return data.decode("utf-8", errors="replace")
 
-    async def read_from(self, stream: asyncio.StreamReader) -> None:
+    async def read_from(self, stream: asyncio.StreamReader, terminal: AgentTerminal | None = None) -> None:
         while chunk := await stream.read(65536):
             self.write(chunk)
+            if terminal is not None:
+                await terminal.output(chunk)
 
 
 _GATED = 'IFS= read -r _ || exit 126; exec </dev/null; exec "$0" -c "$1"'
@@ -113,15 +130,22 @@ def _open_gate(process: asyncio.subprocess.Process) -> None:
         process.stdin.close()
 
 
-async def _exited(process: asyncio.subprocess.Process) -> int:
-    """The command's exit status as soon as it exits.
+async def _exited(process: asyncio.subprocess.Process, stop: asyncio.Event) -> None:
+    """Once the command exits, or ``stop`` is set (the client cancelled its terminal).
 
     Not ``process.wait()``: on CPython's own event loop that also waits until every pipe is closed,
     and a background child (``cmd &``) keeps the output pipe open for as long as it runs.
     """
-    while process.returncode is None:
+    while process.returncode is None and not stop.is_set():
         await asyncio.sleep(EXIT_POLL)
-    return process.returncode
+
+
+def _exit_status(process: asyncio.subprocess.Process) -> tuple[int | None, str | None]:
+    """The exit code, or the name of the signal that ended the command (``(None, None)``: unknown)."""
+    code = process.returncode
+    if code is None:
+        return None, None
+    return (code, None) if code >= 0 else (None, _signal_name(-code))
 
 
 def _signal_name(code: int) -> str:
@@ -161,7 +185,7 @@ class CommandRunner:
         if self.access.terminal:
             outcome, terminal_id = await self._in_terminal(command, where.sent, seconds, tool_call_id)
             return outcome.text(seconds, self.settings.output_limit), {"terminal_id": terminal_id}
-        outcome = await self._locally(command, where.real, seconds)
+        outcome = await self._locally(command, where.real, seconds, tool_call_id)
         return outcome.text(seconds, self.settings.output_limit), None
 
     # -- the editor's terminal ----------------------------------------------------------------
@@ -243,7 +267,7 @@ class CommandRunner:
 
     # -- a local subprocess -----------------------------------------------------------------
 
-    async def _locally(self, command: str, cwd: str, seconds: float) -> Outcome:
+    async def _locally(self, command: str, cwd: str, seconds: float, tool_call_id: str | None = None) -> Outcome:
         shell = shutil.which("bash") or "/bin/sh"
         spawning = asyncio.ensure_future(
             asyncio.create_subprocess_exec(
@@ -269,20 +293,29 @@ class CommandRunner:
         self.processes.add(process)
         watch_group(process.pid)
         _open_gate(process)
-        tail = TailBuffer(self.settings.output_limit)
+        stop = asyncio.Event()
+        limit = self.settings.output_limit
+        terminal = await open_terminal(
+            self.session, command, cwd, tool_call_id=tool_call_id, cancel=stop.set, output_limit=limit
+        )
+        tail = TailBuffer(limit)
         assert process.stdout is not None
-        reader = asyncio.get_running_loop().create_task(tail.read_from(process.stdout))
-        timed_out = False
+        reader = asyncio.get_running_loop().create_task(tail.read_from(process.stdout, terminal))
+        timed_out = cancelled = False
         try:
             try:
-                await asyncio.wait_for(_exited(process), seconds)
+                await asyncio.wait_for(_exited(process, stop), seconds)
             except TimeoutError:
                 timed_out = True
                 await self._stop(process)
+            else:
+                if process.returncode is None:  # the client cancelled its terminal: the turn goes on
+                    cancelled = True
+                    await self._stop(process)
         except BaseException:  # cancelled: stop the command, without holding up the cancel
             reader.cancel()
             self.processes.discard(process)
-            self._background(self._stop(process))
+            self._background(self._stop(process, terminal))
             raise
         self.processes.discard(process)
         left_behind = not timed_out and killpg(process.pid, 0)
@@ -294,13 +327,15 @@ class CommandRunner:
             await asyncio.wait_for(asyncio.shield(reader), BACKGROUND_DRAIN if left_behind else DRAIN_TIMEOUT)
         except TimeoutError:
             reader.cancel()  # a background process holds the pipe; keep what was read
-        code = process.returncode
+        exit_code, signal_name = _exit_status(process)
+        await terminal.exited(exit_code, signal_name)
         return Outcome(
             output=tail.text(),
             truncated=tail.truncated,
-            exit_code=code if code is not None and code >= 0 else None,
-            signal=_signal_name(-code) if code is not None and code < 0 and not timed_out else None,
+            exit_code=exit_code,
+            signal=signal_name if not timed_out else None,
             timed_out=timed_out,
+            cancelled=cancelled,
         )
 
     async def _stop_spawned(self, spawning: asyncio.Future[asyncio.subprocess.Process]) -> None:
@@ -312,11 +347,13 @@ class CommandRunner:
             process.stdin.close()  # the gate closes unopened: the command never runs
         await self._stop(process)
 
-    async def _stop(self, process: asyncio.subprocess.Process) -> None:
-        """SIGTERM to the command's process group, SIGKILL after the grace period."""
+    async def _stop(self, process: asyncio.subprocess.Process, terminal: AgentTerminal | None = None) -> None:
+        """SIGTERM to the command's process group, SIGKILL after the grace period; ``terminal`` told."""
         await stop_group(process, self.settings.kill_grace, wait=DRAIN_TIMEOUT)
         self.processes.discard(process)
         self.background.discard(process)
+        if terminal is not None:
+            await terminal.exited(*_exit_status(process))
 
     # -- clean-up ------------------------------------------------------------------------------
 
