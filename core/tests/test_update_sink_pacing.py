@@ -161,3 +161,82 @@ async def test_joined_text_is_capped() -> None:
     assert "".join(sent.texts[1:]) == chunk * 100
     assert len(sent.texts) == 3 and all(len(text) <= 65 * 1024 for text in sent.texts)
     await sink.aclose()
+
+
+def _senders() -> list[asyncio.Task[Any]]:
+    return [t for t in asyncio.all_tasks() if t.get_name() == "langacp.updates"]
+
+
+async def test_an_idle_sink_holds_no_task_and_starts_again_for_the_next_update() -> None:
+    """A session that waits for its next prompt keeps no sender task (memory per open session)."""
+    sent = Sent()
+    sink = UpdateSink(sent.send, lambda block: [block["text"]], window=0.0)
+    for round_ in range(3):
+        sink.put(f"update {round_}")
+        sink.put_block({"type": "text", "text": f"text {round_}"})
+        assert len(_senders()) == 1
+        await asyncio.wait_for(sink.flush(), 10)
+        await asyncio.sleep(0)
+        assert _senders() == []
+    assert sent.texts == ["update 0", "text 0", "update 1", "text 1", "update 2", "text 2"]
+    await asyncio.wait_for(sink.flush(), 10)  # idle: returns at once
+    await sink.aclose()
+
+
+async def test_updates_put_from_another_threads_loop_are_sent_by_the_sessions_loop() -> None:
+    """A sync tool's async callbacks run in a worker thread on a loop of its own (LangChain's
+    callback manager): what they put is sent by a sender on the session's loop, in order, and a
+    flush on either loop returns once it is written (a sender made on the worker's loop would
+    die with it, and the session's flush would wait forever)."""
+    session_loop = asyncio.get_running_loop()
+    sent = Sent()
+    senders_on: list[asyncio.AbstractEventLoop] = []
+
+    async def send(update: Any) -> None:
+        senders_on.append(asyncio.get_running_loop())
+        await sent.send(update)
+
+    sink = UpdateSink(send, lambda block: [block["text"]], window=HOUR)
+
+    async def worker() -> None:  # the worker thread's own loop, as a sync tool's callbacks get
+        assert asyncio.get_running_loop() is not session_loop
+        assert sink.tail() is None  # never hands the worker an update the sender may be sending
+        sink.put("tool call started")
+        sink.put_block({"type": "text", "text": "a"})
+        sink.put_text("b")
+        sink.put("tool call finished")
+        await asyncio.wait_for(sink.flush(), 10)  # from the worker's loop too
+
+    await asyncio.wait_for(asyncio.to_thread(asyncio.run, worker()), 10)
+    assert sent.texts == ["tool call started", "ab", "tool call finished"]  # the worker's flush waited for them
+    await asyncio.wait_for(sink.flush(), 10)
+    assert sent.texts == ["tool call started", "ab", "tool call finished"]
+    assert set(senders_on) == {session_loop}
+    await asyncio.sleep(0)
+    assert _senders() == []
+    await sink.aclose()
+
+
+async def test_updates_put_from_a_plain_thread_keep_their_order() -> None:
+    """A thread with no loop at all (a sync callback) hands its updates to the session's loop."""
+    sent = Sent()
+    sink = UpdateSink(sent.send, lambda block: [block["text"]], window=0.0)
+    sink.put("first")
+
+    def plain() -> None:
+        for i in range(5):
+            sink.put(f"from thread {i}")
+
+    await asyncio.to_thread(plain)  # its hand-overs run on this loop before the thread's end is seen
+    sink.put("last")
+    await asyncio.wait_for(sink.flush(), 10)
+    assert sent.texts == ["first", *(f"from thread {i}" for i in range(5)), "last"]
+    await sink.aclose()
+
+
+def test_a_sink_is_made_on_its_sessions_loop() -> None:
+    """Without a running loop there is no session loop to bind the sender to: refused, not guessed."""
+    import pytest
+
+    with pytest.raises(RuntimeError):
+        UpdateSink(Sent.__new__(Sent).send)

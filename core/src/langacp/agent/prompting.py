@@ -62,13 +62,14 @@ class PromptMethods:
                     raise RequestError.internal_error({"details": "the agent is shutting down"})
                 session.cancel_requested, session.started = waiting.cancelled, False
                 session.ids.new_turn()
-                session.turn = asyncio.get_running_loop().create_task(
+                turn = session.turn = asyncio.get_running_loop().create_task(
                     self._turn(session, prompt, trace), name="langacp.turn"
                 )
+                turn.add_done_callback(session.turn_done)
         finally:
             self._waited(session_id, waiting)
         try:
-            return await asyncio.shield(session.turn)
+            return await asyncio.shield(turn)
         except asyncio.CancelledError:
             # The connection is closing: stop the turn too.
             session.cancel_turn()

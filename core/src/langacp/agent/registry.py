@@ -65,6 +65,11 @@ class Session:
     paused: tuple[Any, ...] = ()
     """The interrupts its thread is paused on (a question waiting for the user's answer), as last read."""
 
+    def turn_done(self, task: asyncio.Task[Any]) -> None:
+        """Forget the turn once it ended: its task holds the turn's context, result or failure (with its frames)."""
+        if self.turn is task:
+            self.turn = None
+
     def take_offer(self) -> Any:
         """The modes and config options gathered as the session opened (once; ``None`` after)."""
         offer, self.offer = self.offer, None
@@ -210,7 +215,7 @@ class SessionRegistry:
     async def _open(
         self, record: SessionRecord, mcp_servers: list[Any] | None, *, created: bool, stored: dict[str, Any] | None
     ) -> Session:
-        from langacp.bridge.tool_ids import ToolCallIds
+        from langacp.bridge.tool_ids import AliasingClient, ToolCallIds
         from langacp.operations import offered, open_outbox
 
         target, store = await self.loader.target_and_store()
@@ -234,7 +239,7 @@ class SessionRegistry:
             mode_id=record.mode_id,
             title=record.title,
             stored=record.data,
-            client=_AliasingClient(self.client, ids) if self.client is not None else None,
+            client=AliasingClient(self.client, ids) if self.client is not None else None,
             plugins=self.plugins,
         )
         sink, release = open_outbox(self.plugins, context, functools.partial(self._send, session_id))
@@ -416,24 +421,6 @@ class SessionRegistry:
             )
             messages = await session.messages()
         return messages
-
-
-class _AliasingClient:
-    """The client as a session's plugins see it: permission requests use the turn's tool call ids."""
-
-    def __init__(self, client: Any, ids: Any) -> None:
-        self._client = client
-        self._ids = ids
-
-    async def request_permission(self, *args: Any, **kwargs: Any) -> Any:
-        tool_call = kwargs.get("tool_call")
-        call_id = getattr(tool_call, "tool_call_id", None)
-        if tool_call is not None and isinstance(call_id, str) and self._ids.of(call_id) != call_id:
-            kwargs["tool_call"] = tool_call.model_copy(update={"tool_call_id": self._ids.of(call_id)})
-        return await self._client.request_permission(*args, **kwargs)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._client, name)
 
 
 def check_dirs(cwd: str, additional_directories: list[str] | None) -> None:

@@ -2,6 +2,7 @@
 
 The producer (a turn, a replay) never waits on the pipe: :class:`UpdateSink` queues updates and
 a background task sends them, letting streamed tokens join into one message while a stream is busy.
+The task runs only while something waits to be sent: an idle session holds no task, queue or event.
 """
 
 from __future__ import annotations
@@ -51,6 +52,21 @@ class UpdateSink:
     without waiting for a window.
     """
 
+    __slots__ = (
+        "__weakref__",
+        "_broken",
+        "_hurry",
+        "_last_send",
+        "_loop",
+        "_map_block",
+        "_max_window",
+        "_queue",
+        "_send",
+        "_task",
+        "_timer",
+        "_window",
+    )
+
     def __init__(
         self,
         send: Callable[[Any], Awaitable[None]],
@@ -59,40 +75,66 @@ class UpdateSink:
         window: float = TEXT_WINDOW,
         max_window: float = MAX_TEXT_WINDOW,
     ) -> None:
+        """Made on the session's event loop (a running loop is required): its sender always runs there."""
         self._send = send
         self._map_block = map_block
         self._window = window
         self._max_window = max(window, max_window)
-        self._queue: deque[Any] = deque()
-        self._wake = asyncio.Event()
-        self._idle = asyncio.Event()
-        self._idle.set()
+        self._loop = asyncio.get_running_loop()
+        """The session's loop. Updates put from another thread (a sync tool's callbacks run in a worker
+        thread, on a loop of its own) are handed to it, so the sender never runs on a loop that ends."""
+        self._queue: deque[Any] | None = None
+        """What waits to be sent (``None`` while idle)."""
         self._task: asyncio.Task[None] | None = None
+        """The sender, started by a burst's first update on the session's loop; it ends once the queue is empty."""
         self._broken = False
         self._last_send = -math.inf  # never sent: a first token does not wait (the loop clock may start near 0)
         self._hurry = False
         """A :meth:`flush` is waiting: send without windows until the queue is empty."""
         self._timer: asyncio.Future[None] | None = None
 
+    def _elsewhere(self) -> bool:
+        """Called outside the session's loop (another thread, or none running): hand the call to the loop."""
+        try:
+            return asyncio.get_running_loop() is not self._loop
+        except RuntimeError:  # a thread without a running loop
+            return True
+
+    def _hand_over(self, method: Callable[..., None], *args: Any) -> None:
+        """Run ``method(*args)`` on the session's loop, in the order the calls were made; dropped once it is closed."""
+        try:
+            self._loop.call_soon_threadsafe(method, *args)
+        except RuntimeError:  # the session's loop is closed: nobody is left to send to
+            log.debug("the session's event loop is closed; dropping a session update")
+
     def put(self, update: Any, message_id: str | None = None) -> None:
         """Queue an ACP session update (an ``acp.schema`` model).
 
         A message chunk without a ``messageId`` is given ``message_id`` (a new id when ``None``:
-        a message of its own).
+        a message of its own). From another thread it is queued on the session's loop.
         """
+        if self._elsewhere():
+            self._hand_over(self.put, update, message_id)
+            return
         if self._broken:
             return
         if _unnamed_chunk(update):
             update = with_message_id(update, message_id or new_message_id())
-        self._queue.append(update)
-        self._idle.clear()
-        self._wake.set()
+        queue = self._queue
+        if queue is None:
+            queue = self._queue = deque()
+        queue.append(update)
         if self._task is None:
-            self._task = asyncio.get_running_loop().create_task(self._run(), name="langacp.updates")
+            self._task = self._loop.create_task(self._run(), name="langacp.updates")
 
     def tail(self) -> Any:
-        """The last update queued and not sent yet (``None``: none), which its producer may still extend."""
-        tail = self._queue[-1] if self._queue else None
+        """The last update queued and not sent yet (``None``: none), which its producer may still extend.
+
+        ``None`` outside the session's loop: an update the sender may be sending is never changed.
+        """
+        if not self._queue or self._elsewhere():
+            return None
+        tail = self._queue[-1]
         return None if tail.__class__ is _Block else tail
 
     def put_block(self, block: dict[str, Any], message_id: str | None = None) -> None:
@@ -103,6 +145,9 @@ class UpdateSink:
         message: the first block's other keys stay, the texts are joined (at most ~64 KB a
         message (``None``: any message, or a new one). The message chunks it maps to carry that id.
         """
+        if self._elsewhere():
+            self._hand_over(self.put_block, block, message_id)
+            return
         key = block.get("type")
         if key != "text" and key != "reasoning":
             self.put(_Block(block, message_id=message_id or new_message_id()))
@@ -118,6 +163,9 @@ class UpdateSink:
 
     def put_text(self, text: str, message_id: str | None = None) -> None:
         """Queue streamed agent message text (``put_block`` of a text block), for each token."""
+        if self._elsewhere():
+            self._hand_over(self.put_text, text, message_id)
+            return
         if not self._join("text", text, message_id):
             self.put(_Block({"type": "text", "text": text}, "text", [text], len(text), message_id or new_message_id()))
 
@@ -139,12 +187,16 @@ class UpdateSink:
 
     async def flush(self) -> None:
         """Wait until every queued update has been written (sent now, without waiting for a window)."""
-        if self._idle.is_set():
+        if asyncio.get_running_loop() is not self._loop:  # another thread's loop: the session's loop sends
+            await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(self.flush(), self._loop))
+            return
+        task = self._task
+        if task is None:
             return
         self._hurry = True
         if self._timer is not None and not self._timer.done():
             self._timer.set_result(None)
-        await self._idle.wait()
+        await asyncio.wait([task])  # the sender ends once the queue is empty (or when closed)
 
     async def aclose(self) -> None:
         if self._task is not None:
@@ -154,6 +206,7 @@ class UpdateSink:
 
     def _take(self) -> list[Any]:
         """The next updates to send: one update, or the mapping of a (joined) content block."""
+        assert self._queue is not None  # only the sender calls it, while the queue holds something
         item = self._queue.popleft()
         if item.__class__ is not _Block:
             return [item]
@@ -164,17 +217,18 @@ class UpdateSink:
         return [with_message_id(u, item.message_id) if _unnamed_chunk(u) else u for u in updates]
 
     async def _run(self) -> None:
-        loop = asyncio.get_running_loop()
-        while True:
-            await self._wake.wait()
+        """Send what is queued, then end: the next :meth:`put` starts a sender again."""
+        loop = self._loop
+        queue = self._queue
+        assert queue is not None
+        try:
             # A busy session: let what follows gather (tokens into one message) for a window.
-            if self._queue and _joinable(self._queue[0]):
+            if queue and _joinable(queue[0]):
                 await self._gather(loop)
             else:
                 await self._pause(self._window)
-            self._wake.clear()
-            while self._queue:
-                if len(self._queue) == 1 and _joinable(self._queue[0]) and len(self._queue[0].parts) == 1:
+            while queue:
+                if len(queue) == 1 and _joinable(queue[0]) and len(queue[0].parts) == 1:
                     # A token that arrived while the last message was written (a producer as fast
                     # as the pipe): let the next ones join it, as after an idle pause.
                     await self._gather(loop)
@@ -184,13 +238,18 @@ class UpdateSink:
                     except (ConnectionError, RuntimeError) as exc:
                         log.warning("client connection closed; dropping session updates (%s)", exc)
                         self._broken = True
-                        self._queue.clear()
+                        queue.clear()
                         break
                     except Exception:
                         log.exception("failed to send a session update")
                 self._last_send = loop.time()
+        finally:
+            # The queue is empty (nothing awaited since the loop saw it so, and every put runs on
+            # this loop), or the sender was cancelled (closed): idle, holding nothing.
             self._hurry = False
-            self._idle.set()
+            if self._task is asyncio.current_task():
+                self._task = None
+                self._queue = None
 
     async def _gather(self, loop: asyncio.AbstractEventLoop) -> None:
         """Let tokens join the queued text: one window, times the number of sessions streaming at once."""

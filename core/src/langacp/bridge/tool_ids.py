@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["ToolCallIds"]
+__all__ = ["AliasingClient", "ToolCallIds"]
 
 
 class ToolCallIds:
@@ -68,3 +68,21 @@ def _first_free(model_id: str, used: set[str]) -> str:
     while f"{model_id}#{n}" in used:
         n += 1
     return f"{model_id}#{n}"
+
+
+class AliasingClient:
+    """The client as a session's plugins see it: permission requests use the turn's tool call ids."""
+
+    def __init__(self, client: Any, ids: Any) -> None:
+        self._client = client
+        self._ids = ids
+
+    async def request_permission(self, *args: Any, **kwargs: Any) -> Any:
+        tool_call = kwargs.get("tool_call")
+        call_id = getattr(tool_call, "tool_call_id", None)
+        if tool_call is not None and isinstance(call_id, str) and self._ids.of(call_id) != call_id:
+            kwargs["tool_call"] = tool_call.model_copy(update={"tool_call_id": self._ids.of(call_id)})
+        return await self._client.request_permission(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._client, name)
