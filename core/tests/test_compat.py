@@ -22,6 +22,7 @@ def test_compat_sdk_connection_router_request_runner_and_raw_notification() -> N
         conn = AgentSideConnection(object(), agent_end, listening=False)  # type: ignore[arg-type]
         assert isinstance(sdk.sdk_connection(conn), Connection)
         assert isinstance(sdk.sdk_router(conn), MessageRouter)
+        assert sdk.sdk_transport(conn) is agent_end
         seen: list[Any] = []
 
         def wrap(run: Any) -> Any:

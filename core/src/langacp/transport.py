@@ -22,7 +22,9 @@ UTF-8 decoder replaces a broken character.
 It also drops ``_meta`` keys that would overwrite a request's real parameters (the SDK merges
 ``_meta`` into handler keyword arguments), and writes with ``allow_nan=False``: a ``NaN`` in
 an outgoing message (say, in the data of an error) becomes ``null`` instead of invalid JSON.
-The limits and codes are listed in docs/errors.md.
+The limits and codes are listed in docs/errors.md. A line holding a JSON array is one -32600
+unless the connection negotiated ACP v2, which sets :attr:`GuardedTransport.batches`
+(:mod:`langacp.protocol.v2.batches`: JSON-RPC batches).
 """
 
 from __future__ import annotations
@@ -33,11 +35,15 @@ import json
 import logging
 import math
 import re
+from collections import deque
 from collections.abc import Callable
 from functools import cache
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from acp import RequestError
+
+if TYPE_CHECKING:
+    from langacp.protocol.v2.batches import Batches, Checked
 
 __all__ = ["MAX_DEPTH", "MAX_MESSAGE_BYTES", "ByteWriter", "GuardedTransport", "encode_message", "max_message_bytes"]
 
@@ -161,7 +167,7 @@ def _finite(value: Any) -> Any:
     return _copy_mapped(value, _finite_leaf)
 
 
-def encode_message(message: dict[str, Any]) -> bytes:
+def encode_message(message: dict[str, Any] | list[dict[str, Any]]) -> bytes:
     """One ndjson line; non-finite floats become ``null`` (JSON has no NaN).
 
     Encoded by orjson when it is installed (LangSmith, which LangChain requires, installs it on
@@ -204,15 +210,27 @@ class GuardedTransport:
         self._batch: list[bytes] | None = None
         """Lines sent since the last write in this turn of the event loop, written together at its end."""
         self._closed = False
+        self.batches: Batches | None = None
+        """JSON-RPC batches, once the connection negotiated ACP v2 (``None``: an array is one -32600)."""
+        self._entries: deque[dict[str, Any]] = deque()
+        """A batch's entries not yet handed to the connection."""
 
     async def send(self, message: dict[str, Any]) -> None:
         """Write one line, in the order sent. The first line of a burst is written at once; the
         lines that follow it in the same turn of the event loop (a session's queued updates,
         other sessions' updates) are written together when the turn ends: one system call (and
         one wake-up of the reader) instead of one each."""
+        if self.batches is not None and "method" not in message:
+            held, answer = self.batches.claim(message)
+            if held:  # the batch's answer goes out whole, once its last response is there
+                if answer is not None:
+                    await self._write(encode_message(answer))
+                return
+        await self._write(encode_message(message))
+
+    async def _write(self, data: bytes) -> None:
         if self._closed:
             raise ConnectionError("the transport is closed")
-        data = encode_message(message)
         if self._batch is None:
             self._writer.write(data)
             self._batch = []
@@ -240,11 +258,16 @@ class GuardedTransport:
 
     async def receive(self) -> dict[str, Any] | None:
         while True:
+            if self._entries:
+                return self._entries.popleft()
             line = await self._read_line()
             if line is None:
                 return None
             line = line.strip()
             if not line:
+                continue
+            if self.batches is not None and line.startswith(b"["):
+                await self._receive_batch(self.batches, line)
                 continue
             try:
                 message = json.loads(line, parse_constant=_reject_constant)
@@ -266,18 +289,61 @@ class GuardedTransport:
                 return checked
 
     async def _too_deep(self, msg_id: Any) -> None:
-        log.warning("dropping a message nested deeper than %d levels", self._max_depth)
-        await self._reply(
-            msg_id,
-            RequestError.invalid_request(
-                {"details": f"message nested deeper than {self._max_depth} levels", "maxDepth": self._max_depth}
-            ),
-        )
+        await self._reply(msg_id, self._too_deep_error())
+
+    async def _receive_batch(self, batches: Batches, line: bytes) -> None:
+        """Check each entry of a batch as a line of its own; queue the valid ones, answer the batch if it is done."""
+        try:
+            items = batches.entries(line)
+        except RecursionError:
+            await self._too_deep(None)
+            return
+        except RequestError as exc:  # [] or too many entries
+            log.warning("refusing a batch: %s", (exc.data or {}).get("details"))
+            await self._reply(None, exc)
+            return
+        except ValueError as exc:
+            log.warning("unparseable JSON-RPC batch: %s", exc)
+            await self._reply(None, RequestError.parse_error({"details": str(exc)}))
+            return
+        if _SURROGATE_ESCAPE.search(line):
+            items = [_replace_surrogates(item) for item in items]
+        checked: list[Checked] = []
+        for item in items:
+            try:
+                checked.append(self._validate(item))
+            except RecursionError:  # a defence in depth: _validate is iterative
+                checked.append((None, self._error(None, self._too_deep_error())))
+        dispatch, answer = batches.begin(checked)
+        self._entries.extend(dispatch)
+        if answer is not None:
+            with contextlib.suppress(ConnectionError, RuntimeError, OSError):
+                await self._write(encode_message(answer))
 
     async def _check(self, message: Any) -> dict[str, Any] | None:
+        checked, error = self._validate(message)
+        if error is not None:
+            await self._send_quietly(error)
+        return checked
+
+    async def _send_quietly(self, message: dict[str, Any]) -> None:
+        with contextlib.suppress(ConnectionError, RuntimeError, OSError):
+            await self.send(message)
+
+    @staticmethod
+    def _error(msg_id: Any, error: RequestError) -> dict[str, Any]:
+        return {"jsonrpc": "2.0", "id": msg_id, "error": error.to_error_obj()}
+
+    def _too_deep_error(self) -> RequestError:
+        log.warning("dropping a message nested deeper than %d levels", self._max_depth)
+        return RequestError.invalid_request(
+            {"details": f"message nested deeper than {self._max_depth} levels", "maxDepth": self._max_depth}
+        )
+
+    def _validate(self, message: Any) -> Checked:
+        """The message to hand to the connection, or the error response to send instead (neither: drop it)."""
         if not isinstance(message, dict):
-            await self._reply(None, RequestError.invalid_request({"details": "expected a JSON object"}))
-            return None
+            return None, self._error(None, RequestError.invalid_request({"details": "expected a JSON object"}))
         msg_id = message.get("id")
         has_id = "id" in message
         usable_id = msg_id if has_id and _valid_id(msg_id) else None
@@ -288,15 +354,14 @@ class GuardedTransport:
             problem = 'jsonrpc must be "2.0"'
         elif _too_deep(message, self._max_depth):
             if has_id and not is_response:
-                await self._too_deep(usable_id)
-            else:
-                log.warning("dropping a notification or response nested deeper than %d levels", self._max_depth)
-            return None
+                return None, self._error(usable_id, self._too_deep_error())
+            log.warning("dropping a notification or response nested deeper than %d levels", self._max_depth)
+            return None, None
         elif is_response:
             if has_id and isinstance(msg_id, int) and not isinstance(msg_id, bool):
-                return message  # a response to one of our requests (our ids are integers)
+                return message, None  # a response to one of our requests (our ids are integers)
             log.warning("dropping a response with an id we never sent: %r", msg_id)
-            return None
+            return None, None
         elif method is None:
             problem = "missing method (or result / error, for a response)"
         elif not isinstance(method, str):
@@ -307,10 +372,9 @@ class GuardedTransport:
             problem = "params must be an object or an array"
         if problem is not None:
             if has_id or method is None:
-                await self._reply(usable_id, RequestError.invalid_request({"details": problem}))
-            else:
-                log.warning("dropping an invalid notification: %s", problem)
-            return None
+                return None, self._error(usable_id, RequestError.invalid_request({"details": problem}))
+            log.warning("dropping an invalid notification: %s", problem)
+            return None, None
         params = message.get("params")
         meta = params.get("_meta") if isinstance(params, dict) else None
         if isinstance(params, dict) and isinstance(meta, dict):
@@ -318,11 +382,10 @@ class GuardedTransport:
             if clashes:
                 log.warning("ignoring _meta keys that shadow parameters: %s", ", ".join(sorted(clashes)))
                 params["_meta"] = {k: v for k, v in meta.items() if k not in clashes}
-        return message
+        return message, None
 
     async def _reply(self, msg_id: Any, error: RequestError) -> None:
-        with contextlib.suppress(ConnectionError, RuntimeError, OSError):
-            await self.send({"jsonrpc": "2.0", "id": msg_id, "error": error.to_error_obj()})
+        await self._send_quietly(self._error(msg_id, error))
 
     async def _read_line(self) -> bytes | None:
         """The next line, ``None`` at EOF. A line over the size limit is dropped with an error."""

@@ -11,6 +11,7 @@ __all__ = [
     "sdk_connection",
     "sdk_route",
     "sdk_router",
+    "sdk_transport",
     "send_raw_notification",
     "send_raw_request",
     "wrap_request_runner",
@@ -25,6 +26,11 @@ def sdk_connection(conn: Any) -> Any:
 def sdk_router(conn: Any) -> Any:
     """The ``MessageRouter`` that routes an SDK connection's incoming methods (``Connection._handler``)."""
     return sdk_connection(conn)._handler
+
+
+def sdk_transport(conn: Any) -> Any:
+    """The transport an SDK connection reads and writes messages through (``Connection._transport``)."""
+    return sdk_connection(conn)._transport
 
 
 def route_incoming(conn: Any, handler: Callable[[str, Any, bool], Awaitable[Any]]) -> None:

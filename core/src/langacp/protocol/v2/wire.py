@@ -13,6 +13,8 @@ from typing import Any
 
 from acp import RequestError
 
+from langacp.compat import sdk
+from langacp.protocol.v2.batches import Batches
 from langacp.protocol.v2.models import (
     CancelTerminalRequest,
     CancelToolCallRequest,
@@ -89,6 +91,9 @@ class V2Wire:
         self.active = True
         self.agent.v2 = self
         self.agent.registry.protocol_version = 2  # sessions opened from now on: SessionContext.protocol_version
+        transport = sdk.sdk_transport(self.conn)
+        if hasattr(transport, "batches"):  # langacp's guarded transport (what `langacp serve` reads stdin with)
+            transport.batches = Batches()  # JSON-RPC batches from now on
 
     async def _waiting(self, session_id: str, asking: bool) -> None:
         await self.turns.waiting(session_id, asking)
