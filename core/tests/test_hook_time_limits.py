@@ -159,3 +159,47 @@ async def test_the_core_s_own_hooks_are_not_cut_off_by_the_plugin_limit(
     from langacp.trust import layers_for
 
     assert layers_for(session).project == {"permissions": {"kinds": {"read": "ask"}}}  # only what tightens
+
+
+class QuickStart:
+    """A quick ``langacp_session_created`` that moves its own limit (a second timer) before it returns."""
+
+    @hookimpl
+    async def langacp_session_created(self, session: Any) -> None:
+        hook_time_limit(120)
+        await asyncio.sleep(0)
+
+
+async def test_a_finished_limit_keeps_nothing_of_the_context_it_ran_in_alive(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The limit's timer, cancelled when the implementation returns, stays scheduled until its
+    deadline: made in the awaiting task's context it would keep what that context holds (a
+    turn, its session, the session's graph and model) alive until then."""
+    import contextvars
+    import gc
+    import weakref
+
+    held: contextvars.ContextVar[object] = contextvars.ContextVar("held")
+
+    class Big:
+        pass
+
+    plugins = _plugins(monkeypatch, QuickStart(), LANGACP_HOOK_TIMEOUT="600")
+
+    async def in_a_turn() -> weakref.ref[Big]:
+        big = Big()
+        held.set(big)  # in this task's context only
+        await plugins.session_created(SessionContext(session_id="s", cwd="/tmp"))
+        return weakref.ref(big)
+
+    loop = asyncio.get_running_loop()
+    sooner = loop.call_later(30, lambda: None)  # a live timer ahead of them: asyncio keeps cancelled ones behind it
+    try:
+        task = loop.create_task(in_a_turn(), context=contextvars.Context())
+        ref = await task
+        del task
+        await asyncio.sleep(0)  # the handle that woke this task up (holding the finished one) is gone
+        gc.collect()
+        assert not [key for key in plugins.failures if key[0] == "slow"]
+        assert ref() is None  # the 600 s and 120 s timers, cancelled but still scheduled, do not hold it
+    finally:
+        sooner.cancel()

@@ -65,10 +65,21 @@ def hook_time_limit(seconds: float | None) -> None:
         return
     loop = asyncio.get_running_loop()
     try:
-        running.timeout.reschedule(None if seconds is None else loop.time() + max(0.0, seconds))
+        _reschedule(running.timeout, None if seconds is None else loop.time() + max(0.0, seconds))
     except RuntimeError:  # the implementation has finished (or timed out) already
         return
     running.declared = seconds
+
+
+def _reschedule(timeout: asyncio.Timeout, when: float | None) -> None:
+    """``timeout.reschedule(when)``, its timer made in an empty context.
+
+    A timer keeps the context it was made in until its deadline, even once cancelled: made in
+    a turn's context it would keep the turn, its session and everything the session holds
+    (its graph, its model) alive for the whole limit (60 s) after the hook returned, and after
+    the session closed. The timer only cancels the task; it reads no context variable.
+    """
+    contextvars.Context().run(timeout.reschedule, when)
 
 
 def _seconds_from_env(name: str, default: float) -> float | None:
@@ -172,7 +183,9 @@ class HookGuard:
         try:
             # asyncio.timeout, not wait_for: the implementation runs in the awaiting task (the request's
             # own, so a slow one holds up only its session) and can move its deadline (hook_time_limit).
-            async with asyncio.timeout(seconds) as timeout:
+            async with asyncio.timeout(None) as timeout:
+                if seconds is not None:
+                    _reschedule(timeout, asyncio.get_running_loop().time() + seconds)
                 running = _RunningLimit(timeout)
                 token = _RUNNING_LIMIT.set(running)
                 try:
