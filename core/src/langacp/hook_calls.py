@@ -25,13 +25,14 @@ Sound by construction, assuming only pluggy's public API:
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from operator import itemgetter
 from typing import Any
 
 import pluggy
 
 __all__ = ["DirectCalls", "MonitoredManager"]
 
-_Plan = tuple[tuple[Callable[..., Any], tuple[str, ...]], ...]
+_Plan = tuple[tuple[Callable[..., Any], Callable[[Mapping[str, Any]], tuple[Any, ...]]], ...]
 
 
 class MonitoredManager(pluggy.PluginManager):
@@ -63,14 +64,14 @@ class DirectCalls:
         if plan is None or getattr(self.pm, "monitored", True) or not kwargs.keys() >= needed:
             return caller(**kwargs)
         if first:
-            for function, names in plan:
-                answer = function(*[kwargs[name] for name in names])
+            for function, arguments in plan:
+                answer = function(*arguments(kwargs))
                 if answer is not None:
                     return answer
             return None
         answers = []
-        for function, names in plan:
-            answer = function(*[kwargs[name] for name in names])
+        for function, arguments in plan:
+            answer = function(*arguments(kwargs))
             if answer is not None:
                 answers.append(answer)
         return answers
@@ -83,6 +84,16 @@ def _plan(impls: list[Any]) -> tuple[_Plan | None, frozenset[str]]:
     for impl in reversed(impls):
         if impl.hookwrapper or impl.wrapper or getattr(impl, "kwargnames", ()):
             return None, frozenset()
-        plan.append((impl.function, tuple(impl.argnames)))
+        plan.append((impl.function, _arguments(tuple(impl.argnames))))
         needed.update(impl.argnames)
     return tuple(plan), frozenset(needed)
+
+
+def _arguments(names: tuple[str, ...]) -> Callable[[Mapping[str, Any]], tuple[Any, ...]]:
+    """A function picking ``names``' values, in order, out of a call's keyword arguments (as a tuple)."""
+    if len(names) >= 2:
+        return itemgetter(*names)  # a tuple already
+    if names:
+        name = names[0]
+        return lambda kwargs: (kwargs[name],)
+    return lambda kwargs: ()
