@@ -204,3 +204,48 @@ async def test_resume_with_replay_replays_the_call_not_the_terminal(schema: Sche
         assert "done" in json.dumps(updates), "the replayed call shows the command's result"
         assert (tmp_path / "runs.txt").read_text() == "ran\n", "nothing was run again"
         agent.check()
+
+
+def states(agent: V2Agent, sid: str) -> list[dict[str, Any]]:
+    return of_kind(agent, sid, "state_update")
+
+
+async def test_what_a_command_leaves_running_is_listed_as_background_work(schema: Schema, tmp_path: Path) -> None:
+    async with v2_agent(TARGET, tmp_path, schema, plugins=["client-tools"]) as agent:
+        sid = await opened(agent, tmp_path)
+        await run(agent, sid, "echo plain")
+        await agent.idle(sid)
+        assert all("background" not in s for s in states(agent, sid)), "not reported before there is any"
+
+        # Left running, ends on its own: listed until its terminal reports the exit, then the list drops it.
+        await run(agent, sid, "sleep 2 & echo short")
+        await agent.wait_for(lambda: any(s.get("stopReason") for s in states(agent, sid)[2:]))
+        short = created(agent, sid)[-1]["terminalId"]
+        listed = {"type": "terminal", "terminalId": short}
+        turn_end = next(s for s in states(agent, sid)[2:] if s.get("stopReason"))
+        assert turn_end["stopReason"] == "end_turn" and turn_end["background"] == [listed]
+        assert not [u for u in of_kind(agent, sid, "terminal_update") if u["terminalId"] == short and "exitStatus" in u]
+        await agent.wait_for(lambda: states(agent, sid)[-1].get("background") == [], timeout=15)
+        updates = agent.updates(sid)
+        [end] = [u for u in of_kind(agent, sid, "terminal_update") if u["terminalId"] == short and "exitStatus" in u]
+        assert end["exitStatus"] == {"exitCode": 0}
+        assert updates.index(end) < updates.index(states(agent, sid)[-1]), "the exit before the list without it"
+        assert states(agent, sid)[-1]["state"] == "idle"
+
+        # Left running for long: the client cancels it from the list.
+        await run(agent, sid, "sleep 30 & echo $! > bg.pid; echo long")
+        await agent.wait_for(lambda: sum(bool(s.get("stopReason")) for s in states(agent, sid)) == 3)
+        long = created(agent, sid)[-1]["terminalId"]
+        pid = int((tmp_path / "bg.pid").read_text())
+        assert states(agent, sid)[-1]["background"] == [{"type": "terminal", "terminalId": long}]
+        assert alive(pid)
+        assert await agent.call("terminal/cancel", {"sessionId": sid, "terminalId": long}) == {}
+        await agent.wait_for(lambda: states(agent, sid)[-1].get("background") == [], timeout=15)
+        [end] = [u for u in of_kind(agent, sid, "terminal_update") if u["terminalId"] == long and "exitStatus" in u]
+        assert end["exitStatus"] == {"signal": "SIGTERM"} and end["capabilities"] is None
+        for _ in range(100):
+            if not alive(pid):
+                break
+            await asyncio.sleep(0.05)
+        assert not alive(pid), "the background process is gone"
+        agent.check()

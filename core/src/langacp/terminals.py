@@ -53,6 +53,8 @@ class TerminalEvent:
     """Output bytes appended (a ``terminal_output_chunk``)."""
     output: bytes | None = None
     """The output kept, replacing what was shown (sent when more was written than was streamed)."""
+    detached: bool = False
+    """The tool returned and the process runs on in the background (until it exits)."""
     exited: bool = False
     exit_code: int | None = None
     signal: str | None = None
@@ -86,6 +88,8 @@ class AgentTerminal:
         self.running = True
         self.cancelled = False
         """The client cancelled it (``terminal/cancel``)."""
+        self.detached = False
+        """Its tool returned while it runs on (:meth:`detach`)."""
         self._limit = max(1, limit)
         self._written = 0
         self._streamed = 0
@@ -130,6 +134,12 @@ class AgentTerminal:
                 cancellable=False if self._cancel is not None else None,
             )
         )
+
+    async def detach(self) -> None:
+        """Its tool returned, the process runs on: background work of the session until :meth:`exited`."""
+        if self.shown and self.running and not self.detached:
+            self.detached = True
+            await self._send(TerminalEvent(self.terminal_id, detached=True))
 
     def cancel(self) -> bool:
         """Run the plugin's ``cancel`` (the client asked); ``False`` when it has none or has exited."""

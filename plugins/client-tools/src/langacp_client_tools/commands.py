@@ -55,6 +55,8 @@ BACKGROUND_DRAIN = 0.05
 CLIENT_CLEANUP_TIMEOUT = 5.0
 EXIT_POLL = 0.02
 """Seconds between looks at whether a local command has exited."""
+BACKGROUND_POLL = 0.2
+"""Seconds between looks at whether what a command left running (shown as a terminal) has ended."""
 
 
 @dataclass
@@ -323,12 +325,18 @@ class CommandRunner:
             self.background.add(process)
         else:
             unwatch_group(process.pid)
+        detach = left_behind and terminal.shown  # shown live: its terminal runs on as background work
         try:
             await asyncio.wait_for(asyncio.shield(reader), BACKGROUND_DRAIN if left_behind else DRAIN_TIMEOUT)
         except TimeoutError:
-            reader.cancel()  # a background process holds the pipe; keep what was read
+            if not detach:
+                reader.cancel()  # a background process holds the pipe; keep what was read
         exit_code, signal_name = _exit_status(process)
-        await terminal.exited(exit_code, signal_name)
+        if detach:
+            await terminal.detach()
+            self._background(self._watch(process, terminal, stop, reader))
+        else:
+            await terminal.exited(exit_code, signal_name)
         return Outcome(
             output=tail.text(),
             truncated=tail.truncated,
@@ -337,6 +345,29 @@ class CommandRunner:
             timed_out=timed_out,
             cancelled=cancelled,
         )
+
+    async def _watch(
+        self,
+        process: asyncio.subprocess.Process,
+        terminal: AgentTerminal,
+        stop: asyncio.Event,
+        reader: asyncio.Task[None],
+    ) -> None:
+        """A detached command: its terminal exits once its process group is gone, or stopped (cancel, close)."""
+        while process in self.background and killpg(process.pid, 0) and not stop.is_set():
+            await asyncio.sleep(BACKGROUND_POLL)
+        stopped = process not in self.background or stop.is_set()
+        if process in self.background:
+            if stop.is_set():
+                await self._stop(process)
+            else:  # everything it left running has ended
+                self.background.discard(process)
+                unwatch_group(process.pid)
+        try:
+            await asyncio.wait_for(asyncio.shield(reader), DRAIN_TIMEOUT)
+        except TimeoutError:
+            reader.cancel()
+        await terminal.exited(*((None, "SIGTERM") if stopped else _exit_status(process)))
 
     async def _stop_spawned(self, spawning: asyncio.Future[asyncio.subprocess.Process]) -> None:
         try:

@@ -7,6 +7,7 @@
 - :mod:`.sessions`: session/new, resume (with replay), list, close, delete, config options;
 - :mod:`.turns`: the prompt lifecycle (acknowledged once inserted, ``state_update``);
 - :mod:`.mapping`: the core's v1 updates in v2's shapes;
-- :mod:`.client`: the client as the core sees it on a v2 connection (updates, permission requests).
-- :mod:`.batches`: JSON-RPC batches (one array line of a batch's responses).
+- :mod:`.client`: the client as the core sees it on a v2 connection (updates, permission requests);
+- :mod:`.batches`: JSON-RPC batches (one array line of a batch's responses);
+- :mod:`.background`: the background work (detached agent-owned terminals) state updates list.
 """

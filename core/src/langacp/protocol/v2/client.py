@@ -11,12 +11,14 @@ sent by the SDK's connection (:mod:`langacp.compat.sdk`).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from langacp.compat import sdk
+from langacp.protocol.v2.background import Background
 from langacp.protocol.v2.mapping import to_v2, tool_call_fields
 from langacp.protocol.v2.models import RequestPermissionRequest, ToolCallPermissionSubject, wire
+from langacp.terminals import TerminalEvent
 
 __all__ = ["V2Client"]
 
@@ -40,13 +42,24 @@ class V2Client:
         """Those the client cancelled: their final ``failed`` is ``cancelled``."""
         self._replaying: dict[str, set[str]] = {}
         """Sessions whose history is being replayed: the message ids already primed."""
+        self.background = Background()
+        """The sessions' background work, listed on their state updates."""
+        self.snapshot: Callable[[str], Awaitable[None]] | None = None
+        """Sends the session's current state (set by the wire: the turns know it)."""
 
     async def send(self, session_id: str, update: dict[str, Any]) -> None:
-        """Send one v2 ``session/update``."""
+        """Send one v2 ``session/update`` (a state update with the session's background work)."""
+        update = self.background.listed(session_id, update)
         self._seen(session_id, update)
         await sdk.send_raw_notification(self._sdk, "session/update", {"sessionId": session_id, "update": update})
 
     async def session_update(self, session_id: str, update: Any, **_: Any) -> None:
+        changed = isinstance(update, TerminalEvent) and self.background.seen(session_id, update)
+        await self._send_mapped(session_id, update)
+        if changed and self.snapshot is not None:  # after a listed terminal's exit: the list without it
+            await self.snapshot(session_id)
+
+    async def _send_mapped(self, session_id: str, update: Any) -> None:
         for mapped in to_v2(update):
             if mapped["sessionUpdate"] == "tool_call_update":
                 self._tool_call(session_id, mapped)

@@ -58,8 +58,8 @@ def _json(update: Any) -> Json:
 
 def to_v2(update: Any) -> list[Json]:
     """The v2 updates (JSON, camelCase) that v1's ``update`` stands for; ``[]`` when v2 has no form for it."""
-    if isinstance(update, TerminalEvent):
-        return [terminal_update(update)]
+    if isinstance(update, TerminalEvent):  # detached: listed by the state updates (see .background)
+        return [] if update.detached else [terminal_update(update)]
     fields = _json(update)
     kind = fields.get("sessionUpdate")
     if kind in _CHUNKS:

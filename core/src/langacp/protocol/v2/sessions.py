@@ -103,6 +103,7 @@ class V2Sessions:
         await self.turns.settle(session_id)
         await self.agent.close_session(session_id=session_id)
         tool_cancels.disable(session_id)
+        self.client.background.forget(session_id)
         return {}
 
     async def delete(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -112,6 +113,7 @@ class V2Sessions:
         await self.turns.settle(request.session_id)
         await self.agent.delete_session(session_id=request.session_id)
         tool_cancels.disable(request.session_id)
+        self.client.background.forget(request.session_id)
         return {}
 
     async def set_config_option(self, params: dict[str, Any]) -> dict[str, Any]:

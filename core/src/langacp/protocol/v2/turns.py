@@ -139,6 +139,14 @@ class V2Turns:
         elif not asking and turns.questions == 0:
             await self._state(session_id, RunningState())
 
+    async def snapshot(self, session_id: str) -> None:
+        """Send the session's current state again (what changed is the background work it lists)."""
+        turns = self._sessions.get(session_id)
+        if turns is not None and turns.running:
+            await self._state(session_id, RequiresActionState() if turns.questions else RunningState())
+        else:
+            await self._state(session_id, IdleState())
+
     def busy(self, session_id: str) -> bool:
         """A turn of this connection runs in the session (or prompts wait to be inserted)."""
         turns = self._sessions.get(session_id)

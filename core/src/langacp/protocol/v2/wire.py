@@ -72,6 +72,7 @@ class V2Wire:
 
         self.client = V2Client(self.conn, self._waiting, self._seen)
         self.turns = V2Turns(self.agent, self.client)
+        self.client.snapshot = self.turns.snapshot
         sessions = V2Sessions(self.agent, self.client, self.turns)
         self.agent.client = self.agent.registry.client = self.client  # the core sends through v2's mapping
         self._handlers = {
