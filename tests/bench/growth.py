@@ -9,11 +9,15 @@ Run from the repository root (``nox -s bench`` runs it after the forms table)::
 answer ``done: i+1``): the factory form (``langacp serve langacp.testing.agent:agent``, every
 installed plugin) with ``--store sqlite:///…``, against the same ``create_agent`` graph with
 LangGraph's ``AsyncSqliteSaver`` on a file of its own in a probe process (**bare**), both tuned
-alike (the collector frozen after start-up, LangSmith's inline override). The two run in
-chunks, turn for turn, so the machine's load hits both alike. At each mark:
+alike (the collector frozen after start-up, LangSmith's inline override). The two alternate
+turn by turn, so the machine's load hits both alike. The client answers the permission request
+for ``add`` with *allow always*, as ``forms.py`` does and a user does for a harmless tool: asked
+once, then remembered (bare has no permission step at all). At each mark:
 
 - **turn CPU**: the process's CPU time for one turn (agent process clock, every thread; bare:
-  the probe's ``process_time``), the mean of the last ``WINDOW`` turns before the mark.
+  the probe's ``process_time``), the median of the last ``WINDOW`` turns before the mark; its
+  ratio is the median of the per-turn ratios (turn *i* served / turn *i* bare) over the same
+  turns, which the shared machine's load moves much less than either side's time.
 - **DB bytes**: the database file plus its WAL; **head**: the bytes of the thread's latest
   checkpoint and its pending writes (what a load reads); DB / head says how much more than the
   conversation the file holds.
@@ -53,8 +57,8 @@ REPO = base.REPO
 DOCS = REPO / "docs" / "benchmarks.md"
 DOC_START = "<!-- growth:start -->"
 DOC_END = "<!-- growth:end -->"
-WINDOW = 5
-"""Turns averaged for a mark's turn CPU (those ending at the mark)."""
+WINDOW = 9
+"""Turns whose median is a mark's turn CPU (those ending at the mark)."""
 YIELD = base.YIELD_DELAY
 OPEN_KB_SESSIONS = 50
 """Sessions of the live-objects row (the process runs as many first, to warm up)."""
@@ -174,12 +178,13 @@ class BareProbe:
 # -- turns ----------------------------------------------------------------------------------------
 
 
-async def growth(turns: int, marks: list[int], chunk: int = 10) -> dict[str, Any]:
+async def growth(turns: int, marks: list[int], chunk: int = 1) -> dict[str, Any]:
     """The turn rows: per mark, both sides' turn CPU, bytes and load."""
     rows: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="langacp-growth-") as tmp:
         served_db, bare_db = Path(tmp) / "served.db", Path(tmp) / "bare.db"
         client = base._make_client()
+        client.answer = "allow_always"  # asked once for the harmless ``add``, as in forms.py
         env = {"LANGACP_MAX_MODEL_CALLS": "0"}
         store = ["--store", f"sqlite://{served_db}"]
         async with (
@@ -208,10 +213,13 @@ async def growth(turns: int, marks: list[int], chunk: int = 10) -> dict[str, Any
                     done = upto
                 window = slice(max(0, mark - WINDOW), mark)
                 row: dict[str, float] = {
-                    "cpu": statistics.mean(c for c, _ in served[window]),
-                    "wall": statistics.mean(w for _, w in served[window]),
-                    "bare_cpu": statistics.mean(c for c, _ in bare_turns[window]),
-                    "bare_wall": statistics.mean(w for _, w in bare_turns[window]),
+                    "cpu": statistics.median(c for c, _ in served[window]),
+                    "wall": statistics.median(w for _, w in served[window]),
+                    "bare_cpu": statistics.median(c for c, _ in bare_turns[window]),
+                    "bare_wall": statistics.median(w for _, w in bare_turns[window]),
+                    "cpu_ratio": statistics.median(
+                        s / max(b, 1e-9) for (s, _), (b, _) in zip(served[window], bare_turns[window], strict=True)
+                    ),
                     "bytes": db_bytes(served_db),
                     "wal": wal_bytes(served_db),
                     "bare_wal": wal_bytes(bare_db),
@@ -394,7 +402,7 @@ def render(turn_rows: dict[str, Any], session_rows: dict[str, Any]) -> str:
     for mark, r in turn_rows.items():
         lines += [
             f"| turn {mark}: CPU per turn | {r['cpu'] * 1e3:.1f} ms | {r['bare_cpu'] * 1e3:.1f} ms "
-            f"| {r['cpu'] / r['bare_cpu']:.2f} |",
+            f"| {r.get('cpu_ratio', r['cpu'] / r['bare_cpu']):.2f} |",
             f"| turn {mark}: DB bytes (DB / head) | {_mb(r['bytes'])} ({r['bytes'] / max(r['head'], 1):.1f}×) "
             f"| {_mb(r['bare_bytes'])} ({r['bare_bytes'] / max(r['bare_head'], 1):.1f}×) "
             f"| {r['bytes'] / r['bare_bytes']:.2f} |",
