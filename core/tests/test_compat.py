@@ -69,10 +69,13 @@ def test_compat_sdk_route_and_raw_request() -> None:
         assert isinstance(sdk.sdk_route(router, "session/prompt", "request"), Route)
         assert isinstance(sdk.sdk_route(router, "session/cancel", "notification"), Route)
         assert sdk.sdk_route(router, "no/such", "request") is None
-        asking = asyncio.ensure_future(sdk.send_raw_request(conn, "x/y", {"a": 1}))
-        message = await asyncio.wait_for(client_end.receive(), 5)
-        assert message["method"] == "x/y" and message["params"] == {"a": 1}
-        asking.cancel()
+        for _ in range(2):
+            expected = sdk.next_request_id(conn)
+            asking = asyncio.ensure_future(sdk.send_raw_request(conn, "x/y", {"a": 1}))
+            message = await asyncio.wait_for(client_end.receive(), 5)
+            assert message["method"] == "x/y" and message["params"] == {"a": 1}
+            assert message["id"] == expected, "next_request_id is the id the next request gets"
+            asking.cancel()
 
     asyncio.run(main())
 

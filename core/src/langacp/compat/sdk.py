@@ -7,6 +7,7 @@ from typing import Any
 
 __all__ = [
     "memory_transport_pair",
+    "next_request_id",
     "route_incoming",
     "sdk_connection",
     "sdk_route",
@@ -59,6 +60,14 @@ def wrap_request_runner(
 async def send_raw_notification(conn: Any, method: str, params: dict[str, Any]) -> None:
     """Send a JSON-RPC notification the SDK has no model for, on ``conn``'s connection."""
     await sdk_connection(conn).send_notification(method, params)
+
+
+def next_request_id(conn: Any) -> int:
+    """The id ``conn``'s next request to the peer gets (``Connection._next_request_id``).
+
+    Read it right before sending (with no ``await`` between): the id of that request.
+    """
+    return int(sdk_connection(conn)._next_request_id)
 
 
 async def send_raw_request(conn: Any, method: str, params: dict[str, Any]) -> Any:

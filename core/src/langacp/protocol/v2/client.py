@@ -4,12 +4,15 @@
 is negotiated. ``session_update`` maps each v1 update through :func:`~.mapping.to_v2`;
 ``request_permission`` asks in v2's shape (a title of its own, the tool call as its subject);
 both questions (a permission, an elicitation) report ``requires_action`` while they wait and
-``running`` once answered, through the turn lifecycle of :mod:`.turns`. Messages are framed and
-sent by the SDK's connection (:mod:`langacp.compat.sdk`).
+``running`` once answered, through the turn lifecycle of :mod:`.turns`; a question whose turn is
+cancelled while it waits is withdrawn with ``$/cancel_request``. Messages are framed and sent by
+the SDK's connection (:mod:`langacp.compat.sdk`).
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -112,21 +115,33 @@ class V2Client:
             subject=ToolCallPermissionSubject(toolCall=call),
             options=[o.model_dump(mode="json", by_alias=True, exclude_none=True) for o in options],
         )
-        await self._waiting(session_id, True)
-        try:
-            result = await sdk.send_raw_request(self._sdk, "session/request_permission", wire(request))
-        finally:
-            await self._waiting(session_id, False)
+        result = await self._ask(session_id, "session/request_permission", wire(request))
         return RequestPermissionResponse.model_validate(result)
 
-    async def create_elicitation(self, *args: Any, **kwargs: Any) -> Any:
-        session_id = kwargs.get("session_id") or getattr(kwargs.get("mode"), "session_id", None)
-        if isinstance(session_id, str):
+    async def create_elicitation(self, message: str, mode: Any, **_: Any) -> Any:
+        """``elicitation/create`` in v2's shape (``mode``, ``requestedSchema.type``: required there)."""
+        from acp.schema import CreateElicitationResponse, ElicitationUrlSessionMode
+        from pydantic import TypeAdapter
+
+        kind = "url" if isinstance(mode, ElicitationUrlSessionMode) else "form"
+        params = {"message": message, "mode": kind, **mode.model_dump(mode="json", by_alias=True, exclude_none=True)}
+        session_id = params.get("sessionId")
+        result = await self._ask(session_id if isinstance(session_id, str) else None, "elicitation/create", params)
+        return TypeAdapter(CreateElicitationResponse).validate_python(result)
+
+    async def _ask(self, session_id: str | None, method: str, params: dict[str, Any]) -> Any:
+        """A question for the user: ``requires_action`` while it waits; withdrawn if the wait is cancelled."""
+        if session_id is not None:
             await self._waiting(session_id, True)
+        request_id = sdk.next_request_id(self._sdk)
         try:
-            return await self._sdk.create_elicitation(*args, **kwargs)
+            return await sdk.send_raw_request(self._sdk, method, params)
+        except asyncio.CancelledError:  # the turn (or the tool call) asking was cancelled: nobody waits for it
+            with contextlib.suppress(Exception):
+                await sdk.send_raw_notification(self._sdk, "$/cancel_request", {"requestId": request_id})
+            raise
         finally:
-            if isinstance(session_id, str):
+            if session_id is not None:
                 await self._waiting(session_id, False)
 
     def __getattr__(self, name: str) -> Any:

@@ -5,7 +5,8 @@ session is idle, or after the running work when a turn runs (held prompts run on
 other, in the order they came; none is lost). Each inserted prompt is one turn of the core:
 ``running``, its user message (``user_message``, the same ``messageId`` it keeps on replay),
 the turn's updates, then ``idle`` with its stop reason. While a question waits for the user (a
-permission, an elicitation) the state is ``requires_action``, then ``running`` again.
+permission, an elicitation) the state is ``requires_action``, then ``running`` again; a turn
+cancelled meanwhile goes from ``requires_action`` straight to ``idle`` (the question is withdrawn).
 
 ``session/cancel`` ends the running turn (``idle`` ``cancelled``) and answers every held prompt
 with -32800; so does ``session/close``, which waits for that idle before it closes.
@@ -48,6 +49,8 @@ class _SessionTurns:
     running: bool = False
     questions: int = 0
     """Questions waiting for the user now (``requires_action`` while there is one)."""
+    cancelled: bool = False
+    """The running turn was cancelled: it ends without running again."""
 
 
 class V2Turns:
@@ -99,7 +102,7 @@ class V2Turns:
             if held.inserted.done():  # answered -32800 by a cancel, or its request was cancelled
                 continue
             await self._state(session_id, RunningState())
-            turns.running = True
+            turns.running, turns.cancelled = True, False
             held.inserted.set_result(held.message_id)
             await self.client.send(
                 session_id, {"sessionUpdate": "user_message", "messageId": held.message_id, "content": held.raw}
@@ -136,7 +139,7 @@ class V2Turns:
         turns.questions += 1 if asking else -1
         if asking and turns.questions == 1:
             await self._state(session_id, RequiresActionState())
-        elif not asking and turns.questions == 0:
+        elif not asking and turns.questions == 0 and not turns.cancelled:
             await self._state(session_id, RunningState())
 
     async def snapshot(self, session_id: str) -> None:
@@ -157,6 +160,7 @@ class V2Turns:
         turns = self._sessions.get(session_id)
         if turns is None:
             return
+        turns.cancelled = turns.running
         for held in turns.held:
             if not held.inserted.done():
                 held.inserted.set_exception(
