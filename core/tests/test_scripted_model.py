@@ -278,6 +278,27 @@ def test_calls_and_seen_are_shared_across_bind_tools() -> None:
     assert [m[-1].text for m in model.seen] == ["a", "b", "c", "d"]
 
 
+def test_a_model_without_record_counts_its_calls_and_keeps_no_messages() -> None:
+    """A served model (``record=False``) keeps nothing per call: each call's messages are the whole conversation."""
+    import gc
+    import weakref
+
+    from langacp.default_agent.demo_model import DemoChatModel
+    from langacp.testing.agent import make_model
+
+    model = ScriptedChatModel(replies=["r1", "r2"], record=False)
+    message = HumanMessage("a")
+    assert model.invoke([message]).text == "r1"
+    assert model.bind_tools([add]).invoke("b").text == "r2"
+    assert model.calls == 2
+    assert model.seen == []
+    kept = weakref.ref(message)
+    del message
+    gc.collect()
+    assert kept() is None
+    assert make_model().record is False and DemoChatModel().record is False
+
+
 @pytest.mark.asyncio
 async def test_concurrent_calls_consume_each_reply_once() -> None:
     n = 20

@@ -309,6 +309,8 @@ class DemoChatModel(ScriptedChatModel):
     chunk_size: int = 2
     token_delay: float = Field(default_factory=_default_delay)
     """Seconds between streamed chunks (``LANGACP_DEMO_DELAY``; default 0.02) so streaming is visible."""
+    record: bool = False
+    """No record of the calls: nobody inspects a served demo, and a long chat would keep ~N² messages."""
 
     @property
     def _llm_type(self) -> str:

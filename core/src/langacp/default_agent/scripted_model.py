@@ -139,10 +139,14 @@ class ScriptedChatModel(BaseChatModel):
     """Words (whitespace kept) per streamed text or reasoning chunk."""
     token_delay: float = 0.0
     """Seconds slept before each streamed chunk (in total, for non-streaming calls)."""
+    record: bool = True
+    """Keep each call's messages for `seen`. Off for a model nobody inspects (a served agent):
+    each call's list holds the whole conversation, so a session of N turns would keep ~N² messages."""
 
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
     _next_reply: int = PrivateAttr(default=0)
     _seen: list[list[BaseMessage]] = PrivateAttr(default_factory=list)
+    _calls: int = PrivateAttr(default=0)
     _call_ids: Iterator[int] = PrivateAttr(default_factory=lambda: itertools.count(1))
 
     @property
@@ -156,11 +160,11 @@ class ScriptedChatModel(BaseChatModel):
     @property
     def calls(self) -> int:
         """Number of model calls made so far."""
-        return len(self._seen)
+        return self._calls
 
     @property
     def seen(self) -> list[list[BaseMessage]]:
-        """The messages passed to each model call, in order."""
+        """The messages passed to each model call, in order (none kept when `record` is off)."""
         with self._lock:
             return [list(messages) for messages in self._seen]
 
@@ -182,7 +186,9 @@ class ScriptedChatModel(BaseChatModel):
     def _take(self, messages: list[BaseMessage]) -> Reply:
         """Record one model call and return its reply (tool call ids filled in)."""
         with self._lock:
-            self._seen.append(list(messages))
+            self._calls += 1
+            if self.record:
+                self._seen.append(list(messages))
             if self._next_reply < len(self.replies):
                 entry: Reply | str | None = self.replies[self._next_reply]
                 self._next_reply += 1

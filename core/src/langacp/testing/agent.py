@@ -152,7 +152,9 @@ def respond(messages: list[BaseMessage]) -> Reply:
 
 
 def make_model() -> ScriptedChatModel:
-    return ScriptedChatModel(responder=respond, token_delay=float(os.environ.get("LANGACP_TEST_TOKEN_DELAY", "0")))
+    """The scripted model of this agent; served, so it keeps no record of its calls (``record=False``)."""
+    delay = float(os.environ.get("LANGACP_TEST_TOKEN_DELAY", "0"))
+    return ScriptedChatModel(responder=respond, token_delay=delay, record=False)
 
 
 def agent(setup: SessionSetup) -> Any:
