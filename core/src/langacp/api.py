@@ -43,7 +43,7 @@ from langacp.stores import (
 )
 from langacp.target import DriverTarget, SessionSetup, Target, TargetDriver, TargetError
 from langacp.terminals import AgentTerminal, open_terminal
-from langacp.tool_names import CHECK_KEY, left_out
+from langacp.tool_names import CHECK_KEY, left_out, session_tool
 from langacp.trust import KIND_RISK, ConfigLayers, layers_for, load_layers, load_table, riskier
 from langacp.types import (
     ElicitationRefused,
@@ -136,6 +136,7 @@ __all__ = [
     "record_from_json",
     "riskier",
     "run_off_loop",
+    "session_tool",
     "stop_group",
     "unwatch_group",
     "user_config_path",

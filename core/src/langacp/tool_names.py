@@ -15,7 +15,7 @@ from typing import Any
 
 from langacp.types import SessionContext
 
-__all__ = ["CHECK_KEY", "LeftOut", "left_out", "merge_tools", "origin_of", "tell_left_out"]
+__all__ = ["CHECK_KEY", "LeftOut", "left_out", "merge_tools", "origin_of", "session_tool", "tell_left_out"]
 
 log = logging.getLogger("langacp")
 
@@ -102,3 +102,33 @@ async def tell_left_out(session: SessionContext) -> None:
         name = _name(tool) or "?"
         text = f"The plugin tool {name!r} (from {origin_of(tool)}) is named like another tool: that one runs."
         await session.notify("warning", f"Tool {name} left out", text)
+
+
+_EVERY_FIELD: dict[type[Any], set[str]] = {}
+"""Per tool class: the names of all its fields, the ``model_fields_set`` every :func:`session_tool` copy shares."""
+
+
+def session_tool(template: Any, **update: Any) -> Any:
+    """A copy of ``template`` (a LangChain tool made once, holding no session's objects) with ``update``.
+
+    For a plugin that gives every session its own copy of one tool (``coroutine``: the session's
+    function; ``metadata``: its check). Like ``template.model_copy(update=update)``, but each
+    copy does not carry its own set of the field names pydantic records as explicitly set (a
+    set is most of a shallow copy): every copy of a class shares one set holding all of its
+    fields, which setting a field leaves as it is (it adds a name already there). The values
+    stay each copy's own; nothing else is shared. A tool class that accepts extra fields, or an
+    update naming something other than a field, gets an ordinary ``model_copy``.
+    """
+    cls = type(template)
+    fields = getattr(cls, "model_fields", None)
+    if (
+        not isinstance(fields, dict)
+        or not hasattr(cls, "model_construct")
+        or cls.model_config.get("extra") == "allow"
+        or not update.keys() <= fields.keys()
+    ):
+        return template.model_copy(update=update)
+    every = _EVERY_FIELD.get(cls)
+    if every is None:
+        every = _EVERY_FIELD[cls] = set(fields)
+    return cls.model_construct(_fields_set=every, **{**template.__dict__, **update})

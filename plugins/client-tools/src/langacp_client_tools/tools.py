@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from langchain_core.tools import BaseTool, InjectedToolCallId, StructuredTool
 
-from langacp.api import SessionContext, SessionPaths
+from langacp.api import SessionContext, SessionPaths, session_tool
 from langacp_client_tools.access import ClientAccess, client_access, path_check
 from langacp_client_tools.commands import CommandRunner
 from langacp_client_tools.files import Artifact, FileOps
@@ -113,35 +113,34 @@ class ClientTools:
             "run_command": path_check(paths, "cwd", "used as a working directory", files=False),
         }
         made: list[BaseTool] = [
-            _tool(self.read_file, "read_file", READ),
-            _tool(self.write_file, "write_file", WRITE, response_format="content_and_artifact"),
-            _tool(self.edit_file, "edit_file", EDIT, response_format="content_and_artifact"),
-            _tool(self.run_command, "run_command", run, response_format="content_and_artifact"),
+            _tool(self.read_file, "read_file", READ, checks),
+            _tool(self.write_file, "write_file", WRITE, checks, response_format="content_and_artifact"),
+            _tool(self.edit_file, "edit_file", EDIT, checks, response_format="content_and_artifact"),
+            _tool(self.run_command, "run_command", run, checks, response_format="content_and_artifact"),
         ]
-        for tool in made:
-            tool.metadata = {**(tool.metadata or {}), CHECK_KEY: checks[tool.name]}
         self.made = {tool.name: tool for tool in made}
         return made
 
 
 _TEMPLATES: dict[tuple[str, str, tuple[tuple[str, Any], ...]], StructuredTool] = {}
-"""Each tool as first made, holding no session's function: later sessions get a copy with their own.
-``from_function`` derives the argument schema from the method's signature (a pydantic model,
-milliseconds) and inspects it again each time; a copy of the template is a shallow ``model_copy``."""
+"""Each tool as first made, holding no session's function or check: every session gets a copy with
+its own (``session_tool``). ``from_function`` derives the argument schema from the method's
+signature (a pydantic model, milliseconds) and inspects it again each time."""
 
 
-def _tool(coroutine: Any, name: str, description: str, **kwargs: Any) -> StructuredTool:
+def _tool(coroutine: Any, name: str, description: str, checks: dict[str, Any], **kwargs: Any) -> StructuredTool:
     key = (name, description, tuple(sorted(kwargs.items())))
     template = _TEMPLATES.get(key)
-    if template is not None:
-        return template.model_copy(update={"coroutine": coroutine})
-    made = StructuredTool.from_function(
-        coroutine=coroutine, name=name, description=description, handle_tool_error=True, **kwargs
-    )
-    _TEMPLATES[key] = made.model_copy(update={"coroutine": None})
-    if len(_TEMPLATES) > 32:  # descriptions follow the settings (timeouts): a few variants at most
-        _TEMPLATES.pop(next(iter(_TEMPLATES)))
-    return made
+    if template is None:
+        made = StructuredTool.from_function(
+            coroutine=coroutine, name=name, description=description, handle_tool_error=True, **kwargs
+        )
+        template = _TEMPLATES[key] = made.model_copy(update={"coroutine": None})
+        if len(_TEMPLATES) > 32:  # descriptions follow the settings (timeouts): a few variants at most
+            _TEMPLATES.pop(next(iter(_TEMPLATES)))
+    metadata = {**(template.metadata or {}), CHECK_KEY: checks[name]}
+    tool: StructuredTool = session_tool(template, coroutine=coroutine, metadata=metadata)
+    return tool
 
 
 def make_client_tools(session: SessionContext, settings: Settings | None = None) -> list[BaseTool]:

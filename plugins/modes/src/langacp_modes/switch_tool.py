@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from langacp.api import SessionContext, ToolCallInfo
+from langacp.api import SessionContext, ToolCallInfo, session_tool
 from langacp_modes.session import current_mode, state_of, switch_mode
 
 if TYPE_CHECKING:
@@ -36,12 +36,12 @@ def make_switch_tool(session: SessionContext) -> BaseTool:
 
     description = _description(state_of(session).config)
     template = _TEMPLATES.get(description)
-    if template is not None:  # a shallow copy with this session's function: no schema derived, nothing inspected
-        return template.model_copy(update={"coroutine": run})
-    tool = StructuredTool.from_function(coroutine=run, name=SWITCH_TOOL, description=description)
-    _TEMPLATES[description] = tool.model_copy(update={"coroutine": None})
-    if len(_TEMPLATES) > 16:  # one per set of modes (the configuration files): a few at most
-        _TEMPLATES.pop(next(iter(_TEMPLATES)))
+    if template is None:
+        made = StructuredTool.from_function(coroutine=run, name=SWITCH_TOOL, description=description)
+        template = _TEMPLATES[description] = made.model_copy(update={"coroutine": None})
+        if len(_TEMPLATES) > 16:  # one per set of modes (the configuration files): a few at most
+            _TEMPLATES.pop(next(iter(_TEMPLATES)))
+    tool: BaseTool = session_tool(template, coroutine=run)  # this session's function: no schema derived again
     return tool
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from langacp.api import SessionContext, ToolCallInfo, hookimpl, layers_for
+from langacp.api import SessionContext, ToolCallInfo, hookimpl, layers_for, session_tool
 from langacp_titles.text import clean_title, title_from_prompt
 from langacp_titles.titles import set_title
 
@@ -80,11 +80,10 @@ def langacp_session_tools(session: SessionContext) -> list[Any]:
         return f"The session is now titled {clean!r}."
 
     global _TEMPLATE
-    if _TEMPLATE is not None:  # a shallow copy with this session's function: no schema derived, nothing inspected
-        return [_TEMPLATE.model_copy(update={"coroutine": set_session_title})]
-    made = StructuredTool.from_function(coroutine=set_session_title, name=TOOL_NAME)
-    _TEMPLATE = made.model_copy(update={"coroutine": None})  # the same for every session but the function
-    return [made]
+    if _TEMPLATE is None:  # the same for every session but the function
+        made = StructuredTool.from_function(coroutine=set_session_title, name=TOOL_NAME)
+        _TEMPLATE = made.model_copy(update={"coroutine": None})
+    return [session_tool(_TEMPLATE, coroutine=set_session_title)]  # no schema derived again
 
 
 _TEMPLATE: Any = None
