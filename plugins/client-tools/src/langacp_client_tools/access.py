@@ -94,17 +94,25 @@ def locate(paths: SessionPaths, path: str, action: str, *, files: bool = True) -
 
 def path_check(paths: SessionPaths, key: str, action: str, *, files: bool = True, default: str | None = None) -> Any:
     """A tool's ``langacp_check``: the path argument ``key`` must lie inside the session's directories."""
+    return _PathCheck(paths, key, action, files, default)
 
-    def check(args: dict[str, Any]) -> str | None:
-        value = args.get(key, default)
+
+class _PathCheck:
+    """:func:`path_check`'s check, called with a call's arguments: why it cannot run, or ``None``."""
+
+    __slots__ = ("action", "default", "files", "key", "paths")
+
+    def __init__(self, paths: SessionPaths, key: str, action: str, files: bool, default: str | None) -> None:
+        self.paths, self.key, self.action, self.files, self.default = paths, key, action, files, default
+
+    def __call__(self, args: dict[str, Any]) -> str | None:
+        value = args.get(self.key, self.default)
         if value is None:
             return None
         if not isinstance(value, str):
-            return f"{key} must be a string"
+            return f"{self.key} must be a string"
         try:
-            _confined(paths, value, action, files=files)
+            _confined(self.paths, value, self.action, files=self.files)
         except PathError as exc:
             return str(exc)
         return None
-
-    return check

@@ -167,11 +167,12 @@ class CommandRunner:
         self.access = access
         self.settings = settings
         self.paths = paths or SessionPaths(session.cwd, session.additional_directories)
-        self.processes: set[asyncio.subprocess.Process] = set()
-        self.background: set[asyncio.subprocess.Process] = set()
+        # Dicts used as ordered sets: an empty dict is a third of an empty set, and most sessions run none.
+        self.processes: dict[asyncio.subprocess.Process, None] = {}
+        self.background: dict[asyncio.subprocess.Process, None] = {}
         """Commands that exited leaving processes in their group: stopped when the session closes."""
-        self.terminals: set[str] = set()
-        self._cleanups: set[asyncio.Task[None]] = set()
+        self.terminals: dict[str, None] = {}
+        self._cleanups: dict[asyncio.Task[None], None] = {}
 
     async def run(
         self, command: str, cwd: str | None = None, timeout: float | None = None, tool_call_id: str | None = None
@@ -213,7 +214,7 @@ class CommandRunner:
             self._background(self._release_created(creating))
             raise
         terminal_id = str(created.terminal_id)
-        self.terminals.add(terminal_id)
+        self.terminals[terminal_id] = None
         try:
             if tool_call_id and self.session.send_update is not None:
                 # Shown at once: the editor streams the terminal's output in the tool call.
@@ -228,7 +229,7 @@ class CommandRunner:
                 await client.kill_terminal(session_id=sid, terminal_id=terminal_id)
             output = await client.terminal_output(session_id=sid, terminal_id=terminal_id)
         except BaseException:  # cancelled (or the client failed): stop it, without holding up the cancel
-            self.terminals.discard(terminal_id)
+            self.terminals.pop(terminal_id, None)
             self._background(self._release(terminal_id, kill=True))
             raise
         # Shielded: a cancel arriving now must not leave the terminal unreleased.
@@ -256,7 +257,7 @@ class CommandRunner:
 
     async def _release(self, terminal_id: str, *, kill: bool) -> None:
         client, sid = self.session.client, self.session.session_id
-        self.terminals.discard(terminal_id)
+        self.terminals.pop(terminal_id, None)
         if kill:
             try:
                 await asyncio.wait_for(client.kill_terminal(session_id=sid, terminal_id=terminal_id), 5)
@@ -292,7 +293,7 @@ class CommandRunner:
         except asyncio.CancelledError:  # cancelled while it was starting: stop it once it exists
             self._background(self._stop_spawned(spawning))
             raise
-        self.processes.add(process)
+        self.processes[process] = None
         watch_group(process.pid)
         _open_gate(process)
         stop = asyncio.Event()
@@ -316,13 +317,13 @@ class CommandRunner:
                     await self._stop(process)
         except BaseException:  # cancelled: stop the command, without holding up the cancel
             reader.cancel()
-            self.processes.discard(process)
+            self.processes.pop(process, None)
             self._background(self._stop(process, terminal))
             raise
-        self.processes.discard(process)
+        self.processes.pop(process, None)
         left_behind = not timed_out and killpg(process.pid, 0)
         if left_behind:  # `cmd &`: the turn goes on; the session stops them when it closes
-            self.background.add(process)
+            self.background[process] = None
         else:
             unwatch_group(process.pid)
         detach = left_behind and terminal.shown  # shown live: its terminal runs on as background work
@@ -361,7 +362,7 @@ class CommandRunner:
             if stop.is_set():
                 await self._stop(process)
             else:  # everything it left running has ended
-                self.background.discard(process)
+                self.background.pop(process, None)
                 unwatch_group(process.pid)
         try:
             await asyncio.wait_for(asyncio.shield(reader), DRAIN_TIMEOUT)
@@ -381,8 +382,8 @@ class CommandRunner:
     async def _stop(self, process: asyncio.subprocess.Process, terminal: AgentTerminal | None = None) -> None:
         """SIGTERM to the command's process group, SIGKILL after the grace period; ``terminal`` told."""
         await stop_group(process, self.settings.kill_grace, wait=DRAIN_TIMEOUT)
-        self.processes.discard(process)
-        self.background.discard(process)
+        self.processes.pop(process, None)
+        self.background.pop(process, None)
         if terminal is not None:
             await terminal.exited(*_exit_status(process))
 
@@ -391,9 +392,12 @@ class CommandRunner:
     def _background(self, work: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
         """Run clean-up work in its own task: a cancel of the tool does not stop it; a closing session awaits it."""
         task = asyncio.get_running_loop().create_task(work, name="langacp_client_tools.cleanup")
-        self._cleanups.add(task)
-        task.add_done_callback(self._cleanups.discard)
+        self._cleanups[task] = None
+        task.add_done_callback(self._forget_cleanup)
         return task
+
+    def _forget_cleanup(self, task: asyncio.Task[None]) -> None:
+        self._cleanups.pop(task, None)
 
     async def aclose(self) -> None:
         """Stop every command still running (the session is closing)."""
