@@ -63,6 +63,21 @@ async def test_locally(tmp_path: Path) -> None:
     assert client.calls == []
 
 
+async def test_locally_a_v1_client_is_shown_no_terminal(tmp_path: Path) -> None:
+    """v1 has no agent-owned terminals: a local command sends what it always did (the call and its result)."""
+    async with served(tmp_path, editor("bare")) as agent:
+        sid = await agent.start()
+        call = await run_tool(agent, sid, "run_command", command="echo out; sleep 0.5 &")
+        assert result_text(call) == "out\nExit code: 0"
+        seen = len(agent.client.of(sid))
+        await asyncio.sleep(1)  # what it left running ends: nothing more is sent
+        updates = agent.client.of(sid)
+    assert len(updates) == seen
+    assert {u.session_update for u in updates} <= {"tool_call", "tool_call_update", "agent_message_chunk"}
+    contents = [c for u in updates if u.session_update == "tool_call_update" for c in u.content or []]
+    assert contents and not [c for c in contents if isinstance(c, TerminalToolCallContent)]
+
+
 @pytest.mark.parametrize("kind", CLIENTS)
 async def test_output_limit_keeps_the_tail(tmp_path: Path, kind: str) -> None:
     client = editor(kind)

@@ -32,9 +32,10 @@ class ClientAccess:
 
 
 def client_access(session: SessionContext) -> ClientAccess:
-    """What the client declared in ``initialize`` (nothing when there is no client connection)."""
+    """What the client declared in ``initialize`` (nothing when there is no client connection, or on
+    ACP v2, whose clients have no ``fs/*`` or ``terminal/*`` methods whatever they claim)."""
     caps: Any = session.client_capabilities
-    if caps is None or session.client is None:
+    if caps is None or session.client is None or session.protocol_version >= 2:
         return ClientAccess()
     fs = getattr(caps, "fs", None)
     return ClientAccess(

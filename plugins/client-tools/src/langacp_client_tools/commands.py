@@ -55,6 +55,10 @@ BACKGROUND_DRAIN = 0.05
 CLIENT_CLEANUP_TIMEOUT = 5.0
 EXIT_POLL = 0.02
 """Seconds between looks at whether a local command has exited."""
+READ_SIZE = 65536
+OUTPUT_WINDOW = 1 / 60
+"""Seconds a shown command's output gathers before it is sent: one ``terminal_output_chunk`` per
+frame of a 60 Hz display, not one per write, for a command that prints line by line."""
 BACKGROUND_POLL = 0.2
 """Seconds between looks at whether what a command left running (shown as a terminal) has ended."""
 
@@ -110,10 +114,30 @@ class TailBuffer:
         return data.decode("utf-8", errors="replace")
 
     async def read_from(self, stream: asyncio.StreamReader, terminal: AgentTerminal | None = None) -> None:
-        while chunk := await stream.read(65536):
+        """Read ``stream`` to its end; a ``terminal`` shown to the client gets it a frame at a time."""
+        shown = terminal is not None and terminal.shown
+        while chunk := await stream.read(READ_SIZE):
+            if shown:
+                chunk += await _more(stream, OUTPUT_WINDOW, READ_SIZE - len(chunk))
             self.write(chunk)
             if terminal is not None:
                 await terminal.output(chunk)
+
+
+async def _more(stream: asyncio.StreamReader, window: float, limit: int) -> bytes:
+    """What else arrives within ``window`` seconds (up to ``limit`` bytes; less at the end of the stream)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + window
+    data = bytearray()
+    while len(data) < limit and (left := deadline - loop.time()) > 0:
+        try:
+            more = await asyncio.wait_for(stream.read(limit - len(data)), left)  # a cancelled read loses nothing
+        except TimeoutError:
+            break
+        if not more:
+            break
+        data += more
+    return bytes(data)
 
 
 _GATED = 'IFS= read -r _ || exit 126; exec </dev/null; exec "$0" -c "$1"'
