@@ -176,9 +176,12 @@ async def test_tool_without_a_session_answers_by_its_policy(tmp_path: Path) -> N
         first = await tool.ainvoke({"prompt": "echo plain call"})
         call = {"type": "tool_call", "id": "c1", "name": "helper", "args": {"prompt": 'tool add {"a": 1, "b": 1}'}}
         second = await tool.ainvoke(call)
-        pid = tool.spec.manager.get("helper").process.pid  # type: ignore[union-attr]
+        conn = tool.spec.manager.get("helper")
+        assert conn is not None and conn.process is not None
+        pid, version = conn.process.pid, conn.protocol_version
     finally:
         await tool.aclose()
+    assert version == 2  # the default handler serves no fs/terminal: the sub-agent is asked for v2
     assert first == "plain call"
     assert "declined" in second.content and "done: 2" not in second.content
     with pytest.raises(ProcessLookupError):
@@ -208,7 +211,10 @@ async def test_acp_node_streams_the_sub_agent_on_the_custom_stream(tmp_path: Pat
                 custom.append(chunk)
             else:
                 final = chunk
-        pid = manager.get("helper").process.pid  # type: ignore[union-attr]
+        conn = manager.get("helper")
+        assert conn is not None and conn.process is not None
+        pid, version = conn.process.pid, conn.protocol_version
+    assert version == 2
     answer = "".join(f"w{i} " for i in range(30))
     assert final["messages"][-1].text == answer and final["messages"][-1].name == "helper"
     assert {c["acp_agent"] for c in custom} == {"helper"}

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -15,9 +16,10 @@ import pytest
 CHAT = [sys.executable, "-m", "langacp.cli", "chat"]
 
 
-def _env(tmp_path: Path) -> dict[str, str]:
+def _env(tmp_path: Path, version: int = 2) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("LANGACP_")}
     env["LANGACP_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    env["LANGACP_CHAT_PROTOCOL"] = str(version)  # v2: session/resume with replay; v1: session/load
     return env
 
 
@@ -26,11 +28,11 @@ def _agent(tmp_path: Path) -> list[str]:
     return ["--", sys.executable, "-m", "langacp.cli", "serve", "langacp.testing.agent:agent", "--store", store]
 
 
-def _chat(args: list[str], cwd: Path, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+def _chat(args: list[str], cwd: Path, tmp_path: Path, version: int = 2) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [*CHAT, *args],
         cwd=cwd,
-        env=_env(tmp_path),
+        env=_env(tmp_path, version),
         capture_output=True,
         text=True,
         timeout=90,
@@ -42,28 +44,31 @@ def _session_of(stdout: str) -> str:
     return str(json.loads(stdout.splitlines()[0])["sessionId"])
 
 
-def test_list_and_resume(tmp_path: Path) -> None:
+@pytest.mark.timeout(300)  # nine chat and agent processes
+@pytest.mark.parametrize("version", [1, 2])
+def test_list_and_resume(tmp_path: Path, version: int) -> None:
     project, elsewhere = tmp_path / "project", tmp_path / "elsewhere"
     project.mkdir()
     elsewhere.mkdir()
     agent = _agent(tmp_path)
-    none = _chat(["--list", *agent], project, tmp_path)
+    chat = functools.partial(_chat, version=version)
+    none = chat(["--list", *agent], project, tmp_path)
     assert none.returncode == 0 and "no sessions in" in none.stdout
-    first = _chat(["--prompt", "echo first", "--json", *agent], project, tmp_path)
+    first = chat(["--prompt", "echo first", "--json", *agent], project, tmp_path)
     assert first.returncode == 0, first.stderr
-    second = _chat(["--prompt", "echo second", "--json", *agent], project, tmp_path)
-    other = _chat(["--prompt", "echo other", "--json", *agent], elsewhere, tmp_path)
+    second = chat(["--prompt", "echo second", "--json", *agent], project, tmp_path)
+    other = chat(["--prompt", "echo other", "--json", *agent], elsewhere, tmp_path)
     ids = [_session_of(r.stdout) for r in (first, second, other)]
 
-    listed = _chat(["--list", "--json", *agent], project, tmp_path)
+    listed = chat(["--list", "--json", *agent], project, tmp_path)
     assert listed.returncode == 0, listed.stderr
     rows = [json.loads(line) for line in listed.stdout.splitlines()]
     assert [r["sessionId"] for r in rows] == [ids[1], ids[0]]  # this directory's only, newest first
-    plain = _chat(["--list", *agent], project, tmp_path).stdout
+    plain = chat(["--list", *agent], project, tmp_path).stdout
     assert ids[0] in plain and ids[2] not in plain
 
     # --resume last: the newest session of this directory, its history replayed, then the new turn
-    resumed = _chat(["--resume", "last", "--prompt", "history", "--json", *agent], project, tmp_path)
+    resumed = chat(["--resume", "last", "--prompt", "history", "--json", *agent], project, tmp_path)
     assert resumed.returncode == 0, resumed.stderr
     lines = [json.loads(line) for line in resumed.stdout.splitlines()]
     assert {line["sessionId"] for line in lines} == {ids[1]}
@@ -74,12 +79,12 @@ def test_list_and_resume(tmp_path: Path) -> None:
     )
     assert text.endswith("echo second | history")  # the model saw the earlier turn
 
-    by_id = _chat(["--resume", ids[0], "--prompt", "history", "--json", *agent], project, tmp_path)
+    by_id = chat(["--resume", ids[0], "--prompt", "history", "--json", *agent], project, tmp_path)
     assert by_id.stdout.strip().splitlines()[-1] == json.dumps({"sessionId": ids[0], "stopReason": "end_turn"})
 
     empty = tmp_path / "empty"
     empty.mkdir()
-    nothing = _chat(["--resume", "last", "--prompt", "hi", *agent], empty, tmp_path)
+    nothing = chat(["--resume", "last", "--prompt", "hi", *agent], empty, tmp_path)
     assert nothing.returncode == 1 and "no session to resume" in nothing.stderr
 
 

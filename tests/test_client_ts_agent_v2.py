@@ -20,7 +20,7 @@ from langacp.client import AcpConnection, LocalHandler, PermissionPolicy, Permis
 from ts_agent_support import NoNode, install_ts_agent, npm_dir
 
 V2_CHAT = {**os.environ, "LANGACP_CHAT_PROTOCOL": "2"}
-"""The chat asks for ACP v2 only when told to (v1 is its default)."""
+"""The chat asks for ACP v2 (its default, whatever the environment running the tests says)."""
 
 
 @pytest.fixture

@@ -127,14 +127,16 @@ async def test_the_same_scenario_core_alone_and_with_both_plugins(
     assert (tmp_path / "core-only" / "core" / "x.py").read_text() == (root / "core" / "x.py").read_text()
 
 
-def _chat(prompt: str, cwd: Path, plugins: list[str], *args: str) -> str:
-    """``langacp chat --prompt PROMPT ARGS -- langacp serve TARGET -p PLUGIN…`` as processes: what it printed."""
+def _chat(prompt: str, cwd: Path, plugins: list[str], *args: str, version: int = 2) -> str:
+    """``langacp chat --prompt PROMPT ARGS -- langacp serve TARGET -p PLUGIN…`` as processes, the chat
+    asking for ACP ``version``: what it printed."""
     import os
     import subprocess
     import sys
 
     env = {k: v for k, v in os.environ.items() if not k.startswith("LANGACP_")}
     env.update(LANGACP_DISABLE_PLUGIN_AUTOLOAD="1", XDG_DATA_HOME=str(cwd / ".data"), TERM="dumb")
+    env.update(LANGACP_CHAT_PROTOCOL=str(version))
     env.update(XDG_CONFIG_HOME=str(cwd / ".config"))
     serve = [sys.executable, "-m", "langacp.cli", "serve", TARGET, *(a for p in plugins for a in ("-p", p))]
     result = subprocess.run(
@@ -150,12 +152,15 @@ def _chat(prompt: str, cwd: Path, plugins: list[str], *args: str) -> str:
     return result.stdout
 
 
-def test_chat_shows_a_write_s_diff_once_with_clean_paths(tmp_path: Path) -> None:
+@pytest.mark.parametrize("version", [1, 2])
+def test_chat_shows_a_write_s_diff_once_with_clean_paths(tmp_path: Path, version: int) -> None:
     """A write asks (langacp-permissions) with its diff (langacp-tools): pending, question, progress and
-    result all carry it; the chat shows it once, its paths as git prints them."""
+    result all carry it; the chat shows it once, its paths as git prints them. Over ACP v2 the diff
+    travels as a git patch: the chat shows it as its own diff all the same."""
     (tmp_path / "notes.txt").write_text("old line\n")
     prompt = 'tool write_file {"path": "notes.txt", "content": "new line\\n"}'
-    shown = _chat(prompt, tmp_path, ["tools", "permissions"], "--yes")
+    shown = _chat(prompt, tmp_path, ["tools", "permissions"], "--yes", "--verbose", version=version)
+    assert f"· ACP v{version}" in shown, shown
     path = str(tmp_path / "notes.txt")
     assert "Allow Write notes.txt (edit)?" in shown, shown
     assert shown.count("+new line") == 1, shown

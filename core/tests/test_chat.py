@@ -28,7 +28,7 @@ import pytest
 from core_support import SCRIPTED, agent_env, agent_in_process
 
 from langacp import cli
-from langacp.chat.app import Chat, ChatOptions
+from langacp.chat.app import PROTOCOL_ENV, Chat, ChatOptions
 from langacp.default_agent import DEFAULT_TARGET
 from langacp.default_agent.demo_model import LABEL
 from langacp.testing.polling import eventually
@@ -37,6 +37,13 @@ CHAT = [sys.executable, "-m", "langacp.cli", "chat"]
 SCRIPTED_AGENT = ["--", sys.executable, "-m", "langacp.cli", "serve", f"{SCRIPTED}:agent"]
 TEST_AGENT = [*SCRIPTED_AGENT, "-p", "testplug"]
 """With the fixture plugin: its environment must put it on the path (``agent_env(testplug=[...])``)."""
+
+
+@pytest.fixture(params=[1, 2], ids=["v1", "v2"])
+def protocol(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> int:
+    """The chat asks for this ACP version (the wire differs: v2 upserts, acknowledged prompts, patches)."""
+    monkeypatch.setenv(PROTOCOL_ENV, str(request.param))
+    return int(request.param)
 
 
 @pytest.fixture
@@ -129,16 +136,20 @@ async def chat_in_process(
         with _stdin(monkeypatch, lines, end=end):
             chat = Chat(given[0])
             if during is None:
-                return await chat.run()
-            run, helper = asyncio.ensure_future(chat.run()), asyncio.ensure_future(during())
-            await asyncio.wait([run, helper], return_when=asyncio.FIRST_COMPLETED)
-            if helper.done() and helper.exception() is not None:
-                run.cancel()  # the test failed: stop the chat
-                await asyncio.gather(run, return_exceptions=True)
-                helper.result()
-            helper.cancel()
-            await asyncio.gather(helper, return_exceptions=True)
-            return await run
+                code = await chat.run()
+            else:
+                run, helper = asyncio.ensure_future(chat.run()), asyncio.ensure_future(during())
+                await asyncio.wait([run, helper], return_when=asyncio.FIRST_COMPLETED)
+                if helper.done() and helper.exception() is not None:
+                    run.cancel()  # the test failed: stop the chat
+                    await asyncio.gather(run, return_exceptions=True)
+                    helper.result()
+                helper.cancel()
+                await asyncio.gather(helper, return_exceptions=True)
+                code = await run
+        if chat.acp is not None and chat.acp.init_response is not None:  # the version the test runs in
+            assert chat.acp.protocol_version == (1 if os.environ.get(PROTOCOL_ENV) == "1" else 2)
+        return code
 
 
 async def ctrl_c() -> None:
@@ -193,7 +204,7 @@ def test_prompt_json_end_to_end(project: Path) -> None:
     assert lines[-1] == {"sessionId": lines[0]["sessionId"], "stopReason": "end_turn"}
 
 
-async def test_prompt_plain_text(project: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+async def test_prompt_plain_text(project: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, protocol: int) -> None:
     demo = {"LANGACP_DEMO_DELAY": "0"}
     code = await chat_in_process(monkeypatch, project, ["--prompt", "read README.md"], target=DEFAULT_TARGET, env=demo)
     out, err = capsys.readouterr()
@@ -213,7 +224,7 @@ async def test_prompt_plain_text(project: Path, monkeypatch: pytest.MonkeyPatch,
     ],
 )
 async def test_prompt_answers_permissions(
-    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, flag: str | None, answer: str, text: str
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, flag: str | None, answer: str, text: str, protocol: int
 ) -> None:
     args = ["--prompt", 'tool add {"a": 1, "b": 2}', "--json", *([flag] if flag else [])]
     code = await chat_in_process(monkeypatch, project, args, testplug=["ask"])
@@ -269,7 +280,7 @@ def test_agent_stderr_is_drained_and_shown_with_verbose(project: Path, capsys: A
 
 
 async def test_agent_stderr_is_not_shown_without_verbose(
-    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, protocol: int
 ) -> None:
     chatty = "import sys\nprint('the agent writes to stderr', file=sys.stderr, flush=True)"
     args = ["--prompt", "echo hi"]
@@ -297,6 +308,52 @@ def test_agent_that_cannot_start_is_reported(project: Path, capsys: Any) -> None
     assert "no such file" in err
 
 
+async def _shown_in_each_version(monkeypatch: pytest.MonkeyPatch, capsys: Any, **chat: Any) -> dict[int, str]:
+    """What the same chat shows (stdout and stderr) when it asks for ACP v1 and for v2."""
+    shown = {}
+    for version in (1, 2):
+        monkeypatch.setenv(PROTOCOL_ENV, str(version))
+        assert await chat_in_process(monkeypatch, **chat) == 0
+        out, err = capsys.readouterr()
+        shown[version] = out + err
+    return shown
+
+
+async def test_the_demo_shows_the_same_in_both_versions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    """The README demo's prompts (and a read and a plan), with the default agent: over v2 (its
+    acknowledged prompt echoed back as a user message, upserts, ``state_update``) exactly as over v1."""
+    project = tmp_path / "my-project"
+    (project / "src").mkdir(parents=True)
+    (project / "README.md").write_text("# my-project\n\nA small example.\n")
+    (project / "src" / "app.py").write_text("def main():\n    pass  # TODO: greet the user\n")
+    lines = ["list files", "search for TODO", "read README.md", "make a plan for a release"]
+    demo = {"LANGACP_DEMO_DELAY": "0"}
+    shown = await _shown_in_each_version(
+        monkeypatch, capsys, project=project, lines=lines, target=DEFAULT_TARGET, env=demo
+    )
+    assert shown[2] == shown[1]
+    _in_order(shown[1], ["> list files", "README.md", "> search for TODO", "TODO: greet the user", "Plan:"])
+    assert shown[1].count("list files") == 1, shown[1]  # what the user typed is not shown again
+
+
+async def test_a_large_file_s_diff_shows_the_same_in_both_versions(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    """A tool's diff of a 200-line file, two changes far apart: over v2 it travels as a git patch of
+    the changes with 3 lines around each, and the chat shows the same hunks, line numbers and paths."""
+    args = ["--prompt", 'tool add {"a": 1, "b": 2}', "--yes"]
+    shown = await _shown_in_each_version(monkeypatch, capsys, project=project, args=args, testplug=["diff"])
+    assert shown[2] == shown[1]
+    path = project / "big.txt"
+    _in_order(
+        shown[1], [f"diff {path}", f"--- a{path}", f"+++ b{path}", "@@ -17,7 +17,7 @@", "-line 20", "+line twenty"]
+    )
+    _in_order(shown[1], ["@@ -147,7 +147,6 @@", "-line 150", "✓ add completed"])
+    assert shown[1].count("-line 20\n") == 1 and "line 100" not in shown[1], shown[1]
+
+
 # -- interactive, through a pseudo-terminal ---------------------------------------------------------
 
 
@@ -316,7 +373,9 @@ def _finish(child: pexpect.spawn) -> int:
     return int(child.exitstatus or 0)
 
 
-async def test_interactive_default_agent(project: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+async def test_interactive_default_agent(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, protocol: int
+) -> None:
     lines = ["read README.md", "make a plan for a release"]  # then the end of input (Ctrl-D)
     demo = {"LANGACP_DEMO_DELAY": "0"}
     assert await chat_in_process(monkeypatch, project, lines=lines, target=DEFAULT_TARGET, env=demo) == 0
@@ -368,7 +427,7 @@ def test_interactive_ctrl_c_cancels_then_exits(project: Path) -> None:
 
 
 async def test_interactive_ctrl_c_cancels_a_permission_question(
-    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, protocol: int
 ) -> None:
     screen = Screen(capsys)
 
@@ -449,7 +508,7 @@ def test_agent_command_that_does_not_exist(project: Path, capsys: Any) -> None:
     assert "cannot start the agent" in capsys.readouterr().err
 
 
-async def test_interactive_modes(project: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+async def test_interactive_modes(project: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, protocol: int) -> None:
     lines = ["/mode", "/mode code", "/mode nope"]
     assert await chat_in_process(monkeypatch, project, lines=lines, testplug=["modes"]) == 0
     out, err = capsys.readouterr()
@@ -458,7 +517,9 @@ async def test_interactive_modes(project: Path, monkeypatch: pytest.MonkeyPatch,
     assert out.count("mode → code") == 1  # the rejected mode changed nothing
 
 
-async def test_demo_answers_read_plainly(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+async def test_demo_answers_read_plainly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, protocol: int
+) -> None:
     """Plurals as English has them, quotes that do not look like the prompt, the todo list as a list."""
     project = tmp_path / "project"
     (project / "docs").mkdir(parents=True)
@@ -491,7 +552,7 @@ async def test_help_and_mode_answer_here_without_the_commands_plugin(
 
 
 async def test_help_lists_the_agent_s_commands_and_passes_help_on(
-    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, protocol: int
 ) -> None:
     lines = ["/help"]
     assert await chat_in_process(monkeypatch, project, lines=lines, testplug=["modes"]) == 0

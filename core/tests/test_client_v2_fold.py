@@ -142,3 +142,12 @@ def test_config_options_modes_and_commands_in_v1_form() -> None:
         {"type": "_x", "name": "y", "description": ""},
     ]
     assert commands_v1(commands)["availableCommands"] == [{"name": "plan", "description": "Plan"}]
+
+
+def test_a_plan_of_entries_is_v1_s_plan() -> None:
+    entry = {"content": "Write the page", "status": "pending", "priority": "high"}
+    update = {"sessionUpdate": "plan_update", "plan": {"type": "items", "planId": "plan", "entries": [entry]}}
+    assert SessionFold().fold(update) == [{"sessionUpdate": "plan", "entries": [entry]}]
+    cancelled = {**entry, "status": "cancelled"}  # no v1 form: as it came
+    other = {"sessionUpdate": "plan_update", "plan": {"type": "items", "planId": "p", "entries": [cancelled]}}
+    assert SessionFold().fold(other) == [other]

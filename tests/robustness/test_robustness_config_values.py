@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from robustness_support import agent_env, raw_agent
 
 LANGACP = [sys.executable, "-m", "langacp.cli"]
@@ -20,8 +21,17 @@ def _user_config(tmp: Path, text: str) -> Path:
     return config
 
 
-def run(args: list[str], tmp: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(args, capture_output=True, text=True, env=agent_env(tmp), cwd=str(tmp), timeout=120)
+def run(args: list[str], tmp: Path, version: int | None = None) -> subprocess.CompletedProcess[str]:
+    """``args`` as a process (``version``: the ACP version ``langacp chat`` asks for)."""
+    env = agent_env(tmp)
+    if version is not None:
+        env["LANGACP_CHAT_PROTOCOL"] = str(version)
+    return subprocess.run(args, capture_output=True, text=True, env=env, cwd=str(tmp), timeout=120)
+
+
+HOW_SHOWN = {1: "langacp: configuration not applied:\n- ", 2: "Configuration not applied: "}
+"""How the chat shows what the agent could not apply: v1 sends it to a client without notices as
+an agent message, v2 as a ``notice`` (every v2 client takes them)."""
 
 
 def test_check_finds_a_wrong_value_with_its_line_and_fix(tmp_path: Path) -> None:
@@ -68,18 +78,22 @@ async def test_an_invalid_file_is_reported_once_by_serve(tmp_path: Path) -> None
         assert "every tool call asks for permission" in lines[0]
 
 
-def test_chat_says_what_a_wrong_value_means_without_verbose(tmp_path: Path) -> None:
+@pytest.mark.parametrize("version", [1, 2])
+def test_chat_says_what_a_wrong_value_means_without_verbose(tmp_path: Path, version: int) -> None:
     config = _user_config(tmp_path, TYPO)
     agent = [*LANGACP, "serve", "langacp.testing.agent:agent", "-p", "permissions", "-p", "tools"]
-    result = run([*LANGACP, "chat", "--prompt", "hello", "--", *agent], tmp_path)
+    result = run([*LANGACP, "chat", "--prompt", "hello", "--", *agent], tmp_path, version)
     shown = result.stdout + result.stderr
     assert shown.count(f"{config}:2:") == 1, shown
     assert "every tool call asks for permission" in shown
+    assert f"{HOW_SHOWN[version]}{config}:2:" in shown, shown
 
 
-def test_chat_reports_an_invalid_file_once(tmp_path: Path) -> None:
+@pytest.mark.parametrize("version", [1, 2])
+def test_chat_reports_an_invalid_file_once(tmp_path: Path, version: int) -> None:
     config = _user_config(tmp_path, "[permissions\n")
     agent = [*LANGACP, "serve", "langacp.testing.agent:agent", "-p", "permissions", "-p", "modes"]
-    result = run([*LANGACP, "chat", "--prompt", "hello", "--", *agent], tmp_path)
+    result = run([*LANGACP, "chat", "--prompt", "hello", "--", *agent], tmp_path, version)
     shown = result.stdout + result.stderr
     assert shown.count(str(config)) == 1, shown
+    assert HOW_SHOWN[version] in shown, shown

@@ -42,8 +42,9 @@ PROTOCOL_ENV = "LANGACP_CHAT_PROTOCOL"
 
 
 def chat_protocol() -> int:
-    """The ACP version the chat asks for: 1 (stable, the default) or 2 (Preview) when ``LANGACP_CHAT_PROTOCOL=2``."""
-    return 2 if os.environ.get(PROTOCOL_ENV, "").strip() == "2" else 1
+    """The ACP version the chat asks for: 2 (an agent that answers 1 is spoken to in v1), or 1 when
+    ``LANGACP_CHAT_PROTOCOL=1``."""
+    return 1 if os.environ.get(PROTOCOL_ENV, "").strip() == "1" else 2
 
 
 @dataclass

@@ -33,6 +33,8 @@ class ChatHandler:
         """Called when stdout is closed under us (``langacp chat … | head -1``)."""
         self.commands: dict[str, str] = {}
         """The agent's slash commands (name → description), as it last advertised them."""
+        self._prompting: set[str] = set()
+        """Sessions whose prompt, sent from here, runs: the user typed it, it is not shown again."""
 
     @property
     def client_capabilities(self) -> ClientCapabilities:
@@ -40,9 +42,17 @@ class ChatHandler:
 
         return ClientCapabilities()
 
+    def on_prompt(self, session_id: str, prompt: list[Any]) -> None:
+        self._prompting.add(session_id)
+
+    def on_prompt_end(self, session_id: str, stop_reason: str) -> None:
+        self._prompting.discard(session_id)
+
     def on_update(self, session_id: str, update: Any) -> None:
         if update.session_update == "available_commands_update":
             self.commands = {c.name: c.description or "" for c in update.available_commands}
+        elif update.session_update == "user_message_chunk" and session_id in self._prompting:
+            return  # ACP v2 echoes the prompt it inserted (v1 does not): it is on the screen already
         try:
             self.renderer.update(session_id, update)
         except BrokenPipeError:

@@ -150,11 +150,19 @@ class TerminalRenderer:
         elif kind == "session_info_update":
             if getattr(update, "title", None):
                 self.line(f"session: {update.title}", "dim")
+        elif kind == "notice":
+            self._notice(update)
         elif kind == "config_option_update":
             options = ", ".join(f"{o.name}={getattr(o, 'current_value', '?')}" for o in update.config_options)
             self.line(f"config: {options}", "dim")
         else:
             self.line(f"{kind}: {json.dumps(dump(update))[:200]}", "dim")
+
+    def _notice(self, notice: Any) -> None:
+        """News from the agent that is not conversation (ACP's ``notice``: what it could not apply, …), whole."""
+        style = {"error": "bold red", "warning": "yellow"}.get(str(notice.severity), "dim")
+        text = notice.title + (f": {notice.description}" if notice.description else "")
+        self.line(f"{'! ' if notice.severity in ('error', 'warning') else ''}{text}", style)
 
     def _tool_call(self, update: Any, *, started: bool) -> None:
         call = self.calls.setdefault(update.tool_call_id, _Call(title=update.tool_call_id))
@@ -193,7 +201,7 @@ class TerminalRenderer:
             if key in call.shown:
                 return
             call.shown.add(key)
-            self._diff(content.path, content.old_text, content.new_text)
+            self._diff(content.path, content.old_text, content.new_text, _hunks(content))
         elif content.type == "terminal":
             self.line(f"  terminal {content.terminal_id}", "dim")
         else:
@@ -217,11 +225,17 @@ class TerminalRenderer:
         if len(lines) > PREVIEW_LINES:
             self.line(Text(f"  │ … {plural(len(lines) - PREVIEW_LINES, 'more line')}", style="dim"))
 
-    def _diff(self, path: str, old: str | None, new: str) -> None:
+    def _diff(self, path: str, old: str | None, new: str, hunks: list[str] | None = None) -> None:
+        """The change as a unified diff: of the two texts, or the agent's own ``hunks`` (ACP v2's patch)."""
         self.line(Text(f"  diff {path}", style="bold"))
         # ``a/`` + a relative path, ``a`` + an absolute one (never ``a//abs``), as git prints them
         a, b = ("a", "b") if path.startswith("/") else ("a/", "b/")
-        diff = list(difflib.unified_diff((old or "").splitlines(), new.splitlines(), a + path, b + path, lineterm=""))
+        if hunks is not None:
+            diff = [f"--- {a}{path}", f"+++ {b}{path}", *hunks] if hunks else []
+        else:
+            diff = list(
+                difflib.unified_diff((old or "").splitlines(), new.splitlines(), a + path, b + path, lineterm="")
+            )
         for line in diff[:DIFF_LINES]:
             style = "green" if line.startswith("+") else "red" if line.startswith("-") else "dim"
             self.line(Text(f"  {line}", style=style))
@@ -353,6 +367,15 @@ def _todos(text: str) -> list[dict[str, Any]] | None:
     if isinstance(entries, list) and all(isinstance(e, dict) and "content" in e for e in entries):
         return entries
     return None
+
+
+def _hunks(diff: Any) -> list[str] | None:
+    """The hunks of the agent's own patch a diff folded from ACP v2 carries (``None``: a v1 diff)."""
+    from langacp.client.v2_diff import PATCH_META, hunk_lines
+
+    meta = getattr(diff, "field_meta", None)
+    entry = meta.get(PATCH_META) if isinstance(meta, dict) else None
+    return hunk_lines(entry.get("hunks")) if isinstance(entry, dict) else None
 
 
 def _content_text(content: Any) -> str:

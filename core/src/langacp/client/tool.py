@@ -75,16 +75,25 @@ class AgentSpec:
     manager: ConnectionManager = field(default_factory=default_manager)
 
     async def connect(self) -> AcpConnection:
-        """The agent's connection; what the policy's rules leave open goes where the calling session routes it."""
+        """The agent's connection; what the policy's rules leave open goes where the calling session routes it.
+
+        With no ``handler`` the agent does its own file and terminal work (a handler that serves
+        none), so the connection asks for ACP v2 (an agent that answers 1 is spoken to in v1).
+        """
         rules = self.permission_policy or PermissionPolicy()
         policy = PermissionPolicy(rules.allow, rules.deny, _routed_ask_else, rules.decisions)
+        handler = self.handler
+        if handler is None:
+            from langacp.client.local import LocalHandler
+
+            handler = LocalHandler(fs=False, terminal=False)
         return await self.manager.connect(
             self.name,
             command=self.command[0],
             args=list(self.command[1:]),
             cwd=self.cwd,
             env=self.env,
-            handler=self.handler,
+            handler=handler,
             permission_policy=policy,
         )
 
@@ -236,6 +245,8 @@ def _forwarder(route: _Route, name: str) -> Callable[[Any], Any]:
             return
         update = note.update
         kind = update.session_update
+        if kind == "user_message_chunk":  # ACP v2 echoes the prompt the tool sent (v1 does not): shown already
+            return
         if route.child is not None:  # the sub-agent's session, shown as the child's
             await route.session.send_update(route.child.own(update))
         elif kind == "plan" and client_plans(getattr(route.session, "client_capabilities", None)):

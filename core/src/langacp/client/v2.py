@@ -164,12 +164,14 @@ class V2Client:
 
     async def _deliver(self, model: Any, session_id: str, v1: dict[str, Any], meta: Any = None) -> None:
         try:
-            note = model.model_validate({"sessionId": session_id, "update": v1})
+            update = model.model_validate({"sessionId": session_id, "update": v1}).update
         except ValueError as exc:
-            log.debug("a v2 update with no v1 form (%s): %s", v1.get("sessionUpdate"), exc)
-            return
+            update = _protocol_update(v1)
+            if update is None:
+                log.debug("a v2 update with no v1 form (%s): %s", v1.get("sessionUpdate"), exc)
+                return
         extra = {"_meta": meta} if isinstance(meta, dict) else {}
-        await self.router.session_update(session_id, note.update, **extra)
+        await self.router.session_update(session_id, update, **extra)
 
     async def _permission(self, params: dict[str, Any]) -> dict[str, Any]:
         from acp.schema import PermissionOption, ToolCallUpdate
@@ -339,6 +341,28 @@ class V2Client:
 
     async def logout(self) -> Any:
         return await self.request("auth/logout", {})
+
+
+def _protocol_update(v1: dict[str, Any]) -> Any:
+    """A stable v1 update the SDK has no model for (``notice``, compaction) as langacp's model, else ``None``.
+
+    v2 sends notices to every client (v1 only to one advertising ``session.notices``): the agent
+    tells what it could not apply this way, so they are passed on, not dropped.
+    """
+    from langacp.protocol import CompactionSummaryChunk, CompactionUpdate, NoticeUpdate, ProtocolUpdate
+
+    models: dict[str, type[ProtocolUpdate]] = {
+        "notice": NoticeUpdate,
+        "compaction_update": CompactionUpdate,
+        "compaction_summary_chunk": CompactionSummaryChunk,
+    }
+    model = models.get(str(v1.get("sessionUpdate")))
+    if model is None:
+        return None
+    try:
+        return model.model_validate(v1)
+    except ValueError:
+        return None
 
 
 def _dump(value: Any) -> Any:

@@ -16,7 +16,9 @@ import base64
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["SessionFold", "Turn", "config_options_v1", "modes_v1", "tool_call_v1"]
+from langacp.client.v2_diff import diffs_v1
+
+__all__ = ["SessionFold", "Turn", "config_options_v1", "modes_v1", "plan_v1", "tool_call_v1"]
 
 _MESSAGE_KINDS = {
     "agent_message": "agent_message_chunk",
@@ -63,29 +65,23 @@ def _text(blocks: Any) -> str:
     return "".join(b.get("text", "") for b in blocks if isinstance(b, dict) and b.get("type") == "text")
 
 
-def _content_v1(item: Any, terminals: dict[str, dict[str, Any]] | None = None) -> dict[str, Any] | None:
-    """A v2 tool call content item in v1 form: a v2 diff (no old/new texts) and an agent-owned
-    terminal (v1 terminals are the client's) as text."""
+def _content_v1(item: Any, terminals: dict[str, dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """A v2 tool call content item in v1 form: a v2 diff as a v1 diff per path (:mod:`.v2_diff`), an
+    agent-owned terminal (v1 terminals are the client's) as text."""
     if not isinstance(item, dict):
-        return None
+        return []
     if item.get("type") == "content":
-        return item
+        return [item]
     if item.get("type") == "terminal":
         terminal = (terminals or {}).get(str(item.get("terminalId")))
         if terminal is None:
-            return _text_content(f"terminal {item.get('terminalId')}")
-        return _text_content(terminal_text(terminal)) if terminal_text(terminal) else None
+            return [_text_content(f"terminal {item.get('terminalId')}")]
+        return [_text_content(terminal_text(terminal))] if terminal_text(terminal) else []
     if item.get("type") == "diff" and "newText" in item:  # v1's form
-        return item
+        return [item]
     if item.get("type") == "diff":
-        lines = [
-            f"{c.get('operation', 'modify')} {c.get('path') or c.get('newPath', '')}" for c in item.get("changes", [])
-        ]
-        patch = item.get("patch")
-        if isinstance(patch, dict) and isinstance(patch.get("text"), str):
-            lines.append(patch["text"])
-        return _text_content("\n".join(lines))
-    return None
+        return diffs_v1(item)
+    return []
 
 
 def _text_content(text: str) -> dict[str, Any]:
@@ -117,7 +113,7 @@ def tool_call_v1(
     for key in fields:
         value = call.get(key)
         if key == "content" and value is not None:
-            value = [c for c in (_content_v1(item, terminals) for item in value) if c is not None]
+            value = [c for item in value for c in _content_v1(item, terminals)]
         elif key == "status" and isinstance(value, str):
             value = _STATUS_V1.get(value, value)
         if value is not None:
@@ -207,6 +203,8 @@ class SessionFold:
             return self.set_config(update.get("configOptions"))
         if kind == "available_commands_update":
             return [commands_v1(update.get("availableCommands"))]
+        if kind == "plan_update":
+            return [plan_v1(update)]
         if kind in ("terminal_update", "terminal_output_chunk"):
             return self._terminal(update)
         # the same in both (usage, session info, plans by id, notices, compaction), v1 kinds from an
@@ -293,6 +291,23 @@ class SessionFold:
         if after is not None and (before is None or before.get("currentValue") != after.get("currentValue")):
             updates.append({"sessionUpdate": "current_mode_update", "currentModeId": after.get("currentValue")})
         return updates
+
+
+_PLAN_STATUSES = ("pending", "in_progress", "completed")
+
+
+def plan_v1(update: dict[str, Any]) -> dict[str, Any]:
+    """A v2 ``plan_update`` of entries as v1's ``plan`` (the session's one plan, replaced whole).
+
+    A plan v1 cannot say (another content type, a ``cancelled`` entry, no priority) stays as it came.
+    """
+    plan = update.get("plan")
+    entries = plan.get("entries") if isinstance(plan, dict) and plan.get("type") == "items" else None
+    if not isinstance(entries, list) or not all(
+        isinstance(e, dict) and e.get("status") in _PLAN_STATUSES and "priority" in e for e in entries
+    ):
+        return update
+    return {"sessionUpdate": "plan", "entries": entries}
 
 
 def commands_v1(commands: Any) -> dict[str, Any]:
