@@ -8,7 +8,8 @@ Run from the repository root (``nox -s bench`` runs it after the forms table)::
 **Turns.** One session does N turns of ``tool add {"a": i, "b": 1}`` (one tool call, then the
 answer ``done: i+1``): the factory form (``langacp serve langacp.testing.agent:agent``, every
 installed plugin) with ``--store sqlite:///…``, against the same ``create_agent`` graph with
-LangGraph's ``AsyncSqliteSaver`` on a file of its own in a probe process (**bare**), both tuned
+LangGraph's ``AsyncSqliteSaver`` on a file of its own in a probe process (**bare**, its turns
+streamed with ``astream(stream_mode="messages")`` as the forms table's bare graph), both tuned
 alike (the collector frozen after start-up, LangSmith's inline override). The two alternate
 turn by turn, so the machine's load hits both alike. The client answers the permission request
 for ``add`` with *allow always*, as ``forms.py`` does and a user does for a harmless tool: asked
@@ -105,6 +106,7 @@ def bare_turns_probe(db: str) -> None:
 
     async def go() -> None:
         from langchain.agents import create_agent
+        from langchain_core.messages import AIMessageChunk
         from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
         from langacp.testing.agent import TOOLS, make_model
@@ -126,10 +128,16 @@ def bare_turns_probe(db: str) -> None:
                     out = []
                     for i in range(int(args[0]), int(args[1])):
                         cpu, wall = time.process_time(), time.perf_counter()
-                        result = await graph.ainvoke({"messages": [("user", prompt(i))]}, config)
+                        text = [  # streamed, as forms.py's bare graph and any ACP agent's turn are
+                            message.content
+                            async for message, _ in graph.astream(
+                                {"messages": [("user", prompt(i))]}, config, stream_mode="messages"
+                            )
+                            if isinstance(message, AIMessageChunk) and isinstance(message.content, str)
+                        ]
                         out.append((time.process_time() - cpu, time.perf_counter() - wall))
-                        if result["messages"][-1].text != f"done: {i + 1}":
-                            raise RuntimeError(f"bare turn {i}: {result['messages'][-1].text!r}")
+                        if "".join(text) != f"done: {i + 1}":
+                            raise RuntimeError(f"bare turn {i}: {''.join(text)!r}")
                 elif verb == "load":
                     cpu, wall = time.process_time(), time.perf_counter()
                     tup = await saver.aget_tuple({"configurable": {"thread_id": "bare", "checkpoint_ns": ""}})
