@@ -127,7 +127,7 @@ async def test_the_same_scenario_core_alone_and_with_both_plugins(
     assert (tmp_path / "core-only" / "core" / "x.py").read_text() == (root / "core" / "x.py").read_text()
 
 
-def _chat(prompt: str, cwd: Path, plugins: list[str], *args: str, version: int = 2) -> str:
+def _chat(prompt: str, cwd: Path, plugins: list[str], *args: str, version: int = 2, target: str = TARGET) -> str:
     """``langacp chat --prompt PROMPT ARGS -- langacp serve TARGET -p PLUGIN…`` as processes, the chat
     asking for ACP ``version``: what it printed."""
     import os
@@ -138,7 +138,7 @@ def _chat(prompt: str, cwd: Path, plugins: list[str], *args: str, version: int =
     env.update(LANGACP_DISABLE_PLUGIN_AUTOLOAD="1", XDG_DATA_HOME=str(cwd / ".data"), TERM="dumb")
     env.update(LANGACP_CHAT_PROTOCOL=str(version))
     env.update(XDG_CONFIG_HOME=str(cwd / ".config"))
-    serve = [sys.executable, "-m", "langacp.cli", "serve", TARGET, *(a for p in plugins for a in ("-p", p))]
+    serve = [sys.executable, "-m", "langacp.cli", "serve", target, *(a for p in plugins for a in ("-p", p))]
     result = subprocess.run(
         [sys.executable, "-m", "langacp.cli", "chat", "--prompt", prompt, *args, "--", *serve],
         cwd=cwd,
@@ -168,3 +168,14 @@ def test_chat_shows_a_write_s_diff_once_with_clean_paths(tmp_path: Path, version
     assert f"--- a{path}" in shown and f"+++ b{path}" in shown, shown
     assert "//" not in shown.replace("://", ""), shown
     assert (tmp_path / "notes.txt").read_text() == "new line\n"
+
+
+def test_chat_shows_a_command_the_same_in_both_versions(tmp_path: Path) -> None:
+    """langacp-client-tools runs the command itself (the chat serves no terminal): over ACP v2 the
+    agent shows its output live as a terminal, which the chat leaves to the tool's result, as over v1."""
+    prompt = 'tool run_command {"command": "printf \'l1\\nl2\\nl3\\nl4\\nl5\\n\'"}'
+    plugins = ["client-tools", "permissions"]
+    agent = "langacp.testing.agent:agent"  # no tools of its own: client-tools' run_command runs
+    shown = {v: _chat(prompt, tmp_path, plugins, "--yes", version=v, target=agent) for v in (1, 2)}
+    assert shown[2] == shown[1]
+    assert shown[1].count("│ l1") == 1 and "… 2 more lines" in shown[1] and "[exit 0]" not in shown[1], shown[1]

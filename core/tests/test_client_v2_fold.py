@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import base64
 
-from langacp.client.v2_fold import SessionFold, commands_v1, config_options_v1, modes_v1
+from langacp.client.v2_fold import TERMINAL_META, SessionFold, commands_v1, config_options_v1, modes_v1
 
 
 def test_whole_messages_replace_and_chunks_append() -> None:
@@ -94,6 +94,7 @@ def test_tool_content_chunks_accumulate_and_terminals_show_as_text() -> None:
         {"sessionUpdate": "terminal_update", "terminalId": "x", "output": {"data": data}, "exitStatus": {"exitCode": 2}}
     )
     assert snapshot["content"][0]["content"]["text"] == "out\n\n[exit 2]"
+    assert snapshot["content"][0]["_meta"] == {TERMINAL_META: "x"}  # so a renderer can tell it from a result
 
 
 def test_the_turn_ends_at_idle_after_running_or_the_acknowledgement() -> None:

@@ -204,7 +204,7 @@ class TerminalRenderer:
             self._diff(content.path, content.old_text, content.new_text, _hunks(content))
         elif content.type == "terminal":
             self.line(f"  terminal {content.terminal_id}", "dim")
-        else:
+        elif not _terminal_output(content):
             self._tool_text(_content_text(content.content), call)
 
     def _tool_text(self, text: str, call: _Call) -> None:
@@ -367,6 +367,14 @@ def _todos(text: str) -> list[dict[str, Any]] | None:
     if isinstance(entries, list) and all(isinstance(e, dict) and "content" in e for e in entries):
         return entries
     return None
+
+
+def _terminal_output(content: Any) -> bool:
+    """An ACP v2 agent-owned terminal's output so far: not shown, the tool's result shows it (as over v1)."""
+    from langacp.client.v2_fold import TERMINAL_META
+
+    meta = getattr(content, "field_meta", None)
+    return isinstance(meta, dict) and TERMINAL_META in meta
 
 
 def _hunks(diff: Any) -> list[str] | None:

@@ -18,7 +18,7 @@ from typing import Any
 
 from langacp.client.v2_diff import diffs_v1
 
-__all__ = ["SessionFold", "Turn", "config_options_v1", "modes_v1", "plan_v1", "tool_call_v1"]
+__all__ = ["TERMINAL_META", "SessionFold", "Turn", "config_options_v1", "modes_v1", "plan_v1", "tool_call_v1"]
 
 _MESSAGE_KINDS = {
     "agent_message": "agent_message_chunk",
@@ -28,6 +28,8 @@ _MESSAGE_KINDS = {
     "user_message": "user_message_chunk",
     "user_message_chunk": "user_message_chunk",
 }
+TERMINAL_META = "langacp/terminal"
+"""The ``_meta`` key (the terminal's id) of the text content that shows an agent-owned terminal's output."""
 _TOOL_FIELDS = ("title", "kind", "status", "content", "locations", "rawInput", "rawOutput")
 _FINAL = {"completed", "failed", "cancelled"}
 _STATUS_V1 = {"cancelled": "failed", "paused": "in_progress"}
@@ -75,8 +77,9 @@ def _content_v1(item: Any, terminals: dict[str, dict[str, Any]] | None = None) -
     if item.get("type") == "terminal":
         terminal = (terminals or {}).get(str(item.get("terminalId")))
         if terminal is None:
-            return [_text_content(f"terminal {item.get('terminalId')}")]
-        return [_text_content(terminal_text(terminal))] if terminal_text(terminal) else []
+            return [_text_content(f"terminal {item.get('terminalId')}", str(item.get("terminalId")))]
+        text = terminal_text(terminal)
+        return [_text_content(text, str(item.get("terminalId")))] if text else []
     if item.get("type") == "diff" and "newText" in item:  # v1's form
         return [item]
     if item.get("type") == "diff":
@@ -84,8 +87,11 @@ def _content_v1(item: Any, terminals: dict[str, dict[str, Any]] | None = None) -
     return []
 
 
-def _text_content(text: str) -> dict[str, Any]:
-    return {"type": "content", "content": {"type": "text", "text": text}}
+def _text_content(text: str, terminal_id: str | None = None) -> dict[str, Any]:
+    content: dict[str, Any] = {"type": "content", "content": {"type": "text", "text": text}}
+    if terminal_id is not None:  # an agent-owned terminal's output, so a renderer can tell
+        content["_meta"] = {TERMINAL_META: terminal_id}
+    return content
 
 
 def terminal_text(terminal: dict[str, Any]) -> str:
