@@ -67,11 +67,19 @@ def replay_questions(plugins: Plugins, session: SessionContext, interrupts: Sequ
 
 
 def _replay_user(plugins: Plugins, session: SessionContext, message: HumanMessage, sink: UpdateSink) -> None:
-    """A user message: its text as is, its other blocks (images, files, …) as the output mappers show them."""
-    from acp import update_user_message
+    """A user message: its text as is, its other blocks (images, files, …) as the output mappers show them.
+
+    Its chunks are made with the message's id (``user_message_chunk`` with ``messageId``, what
+    the sink would otherwise copy each of them to add).
+    """
+    from acp.schema import UserMessageChunk
 
     message_id = message.id or new_message_id()
-    for update in human_updates(plugins, session, message, update_user_message, others=False):
+
+    def chunk(content: Any) -> UserMessageChunk:
+        return UserMessageChunk(session_update="user_message_chunk", content=content, message_id=message_id)
+
+    for update in human_updates(plugins, session, message, chunk, others=False):
         sink.put(update, message_id)
 
 

@@ -146,7 +146,8 @@ async def send_update(client: Any, session_id: str, update: Any) -> None:
     """
     if isinstance(update, ForSession):
         session_id, update = update.session_id, update.update
-    if not isinstance(update, _OWN):
+    own = isinstance(update, _OWN)
+    if not own and type(update) not in _sdk_updates():
         await client.session_update(session_id=session_id, update=update)
         return
     from langacp.compat import sdk
@@ -156,7 +157,36 @@ async def send_update(client: Any, session_id: str, update: Any) -> None:
     except AttributeError:
         await client.session_update(session_id=session_id, update=update)
         return
-    await sdk.send_raw_notification(client, "session/update", {"sessionId": session_id, "update": update_json(update)})
+    dumped = update_json(update) if own else sdk_update_json(update)
+    await sdk.send_raw_notification(client, "session/update", {"sessionId": session_id, "update": dumped})
+
+
+def sdk_update_json(update: Any) -> dict[str, Any]:
+    """An SDK update model as the SDK's ``session_update`` puts it in ``params.update``.
+
+    The SDK validates a ``SessionNotification`` around the update (which takes an update of
+    exactly one of its classes as it is) and dumps it with ``serialize_params``' options;
+    dumping the update alone with them gives the same JSON without validating it again.
+    For an update of exactly one of those classes (:func:`_sdk_updates`); anything else goes through the SDK.
+    """
+    dumped: dict[str, Any] = update.model_dump(mode="json", by_alias=True, exclude_none=True, exclude_defaults=True)
+    return dumped
+
+
+_SDK_UPDATES: frozenset[type] | None = None
+
+
+def _sdk_updates() -> frozenset[type]:
+    """The classes the SDK's ``SessionNotification.update`` accepts (read from its schema once)."""
+    global _SDK_UPDATES
+    if _SDK_UPDATES is None:
+        import typing
+
+        from acp.schema import SessionNotification
+
+        annotation = SessionNotification.model_fields["update"].annotation
+        _SDK_UPDATES = frozenset(t for t in typing.get_args(annotation) if isinstance(t, type))
+    return _SDK_UPDATES
 
 
 def start_tool_call(tool_call_id: str, title: str, *, name: str | None, **fields: Any) -> NamedToolCallStart:
