@@ -2,7 +2,8 @@
 
 While the question (``elicitation/create``) waits for the user the session's ``state_update`` is
 ``requires_action``; the answer brings it back to ``running``, then ``idle``. A turn cancelled
-while the question is open withdraws it and ends ``idle`` ``cancelled``. Every message the agent
+while the question (or a permission request) is open withdraws it (``$/cancel_request``) and ends
+``idle`` ``cancelled``. Every message the agent
 sends is validated against the official ``schema/v2/schema.json`` (npm, installed by the test).
 """
 
@@ -87,4 +88,35 @@ async def test_v2_question_withdrawn_on_cancel(schema: Schema, tmp_path: Path) -
         await agent.idle(sid, 2)
         assert agent.states(sid)[-1] == "idle:end_turn"
         assert 'resumed with "feature-x"' in answer_text(agent, sid)
+        agent.check()
+
+
+MODES_TARGET = f"{Path(__file__).parents[1] / 'plugins' / 'modes' / 'tests' / 'modes_agent.py'}:agent"
+
+
+async def test_v2_permission_request_withdrawn_on_cancel(schema: Schema, tmp_path: Path) -> None:
+    from langacp.testing import calls
+
+    project = tmp_path / "project"
+    project.mkdir()
+    env = {"XDG_CONFIG_HOME": str(tmp_path / "config")}
+    async with v2_agent(MODES_TARGET, tmp_path, schema, plugins=["modes", "tools"], env=env) as agent:
+        await agent.initialize(2)
+        sid = (await agent.new_session(project))["sessionId"]
+        never = asyncio.Event()
+
+        async def unanswered(method: str, params: dict[str, Any]) -> dict[str, Any]:
+            await never.wait()
+            return {}
+
+        agent.on_request = unanswered
+        await agent.prompt(sid, calls.tool_prompt("write_file", path=str(project / "out.txt"), text="one"))
+        await agent.wait_for(lambda: bool(agent.requests))
+        assert [r["method"] for r in agent.requests] == ["session/request_permission"]
+        await agent.notify("session/cancel", {"sessionId": sid})
+        await agent.idle(sid)
+        assert agent.states(sid) == ["running", "requires_action", "idle:cancelled"]
+        withdrawn = [n["params"]["requestId"] for n in agent.notifications if n["method"] == "$/cancel_request"]
+        assert withdrawn == [agent.requests[0]["id"]]
+        assert not (project / "out.txt").exists()
         agent.check()
