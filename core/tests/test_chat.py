@@ -187,13 +187,14 @@ def _in_order(shown: str, expected: Sequence[str]) -> None:
         position = found + len(piece)
 
 
-def test_prompt_json_end_to_end(project: Path) -> None:
-    result = _run(["--prompt", "list files", "--json"], project, _demo_env())
+def test_prompt_json_end_to_end(project: Path, protocol: int) -> None:
+    result = _run(["--prompt", "list files", "--json"], project, {**_demo_env(), PROTOCOL_ENV: str(protocol)})
     assert result.returncode == 0, result.stderr
     lines = _lines(result.stdout)
     updates = [line["update"] for line in lines if "update" in line]
     kinds = [u["sessionUpdate"] for u in updates]
     assert "agent_thought_chunk" in kinds
+    assert "user_message_chunk" not in kinds  # v2's echo of the prompt: the user typed it
     text = "".join(u["content"]["text"] for u in updates if u["sessionUpdate"] == "agent_message_chunk")
     assert text.startswith(LABEL)
     assert "`README.md`" in text and "`app.py`" in text
@@ -246,11 +247,11 @@ async def test_prompt_answers_permissions(
         assert "no terminal to ask: pass --yes or --no" in err
 
 
-def test_prompt_ctrl_c_cancels_with_exit_code(project: Path) -> None:
+def test_prompt_ctrl_c_cancels_with_exit_code(project: Path, protocol: int) -> None:
     process = subprocess.Popen(
         [*CHAT, "--prompt", "slow 30", "--json", *SCRIPTED_AGENT],
         cwd=project,
-        env=agent_env(),
+        env=agent_env(extra={PROTOCOL_ENV: str(protocol)}),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         stdin=subprocess.DEVNULL,
