@@ -48,6 +48,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -345,13 +346,40 @@ def open_kb_probe(n: int, top: int = 0) -> None:
 
         bare_kb, _ = await measure(bare)
         if top:
-            for stat in snaps[1].compare_to(snaps[0], "traceback")[:top]:
+            stats = snaps[1].compare_to(snaps[0], "traceback")
+            print("by the innermost frame of langacp's code (else the allocating line):", file=sys.stderr)
+            for site, size in _by_own_frame(stats).most_common(top):
+                print(f"{size / n / 1024:7.2f} KB/session  {site}", file=sys.stderr)
+            for stat in stats[:top]:
                 print(f"{stat.size_diff / n / 1024:.2f} KB/session", file=sys.stderr)
                 for line in stat.traceback.format()[-12:]:
                     print("   ", line, file=sys.stderr)
         print(json.dumps({"open_kb": served_kb, "bare_open_kb": bare_kb}))
 
     asyncio.run(go())
+
+
+def _by_own_frame(stats: list[Any]) -> Counter[str]:
+    """Allocation differences summed by the innermost frame in this repository's code (not its
+    site-packages, not this benchmark): which of langacp's (or a plugin's) lines keeps them."""
+    sites: Counter[str] = Counter()
+    here = Path(__file__).resolve().parent
+    for stat in stats:
+        frames = list(stat.traceback)[::-1]  # innermost first
+        own = next(
+            (
+                f
+                for f in frames
+                if f.filename.startswith(str(REPO))
+                and "site-packages" not in f.filename
+                and not f.filename.startswith(str(here))
+            ),
+            None,
+        )
+        frame = own or frames[0]
+        name = frame.filename[len(str(REPO)) + 1 :] if own else frame.filename.split("site-packages/")[-1]
+        sites[f"{name}:{frame.lineno}"] += stat.size_diff
+    return sites
 
 
 async def sessions(counts: list[int]) -> dict[str, Any]:
