@@ -1,5 +1,5 @@
 """langacp-elicitation with a client that is not langacp's: the ACP TypeScript SDK's client side (npm
-``@agentclientprotocol/sdk`` 2.4.0, tests/fixtures/ts_client) advertises forms and answers them."""
+``@agentclientprotocol/sdk`` 2.4.0, tests/fixtures/ts_forms_client) advertises forms and answers them."""
 
 from __future__ import annotations
 
@@ -9,27 +9,16 @@ import os
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from langacp.testing.harness import serve_command
-from ts_agent_support import NoNode, install_ts_client, npm_dir
 
 GRAPHS = Path(__file__).resolve().parents[1] / "plugins" / "elicitation" / "tests" / "elicitation_graphs.py"
 
 
-@pytest.fixture(scope="session")
-def ts_client(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
-    try:
-        return install_ts_client(npm_dir(tmp_path_factory))
-    except NoNode as exc:
-        pytest.skip(str(exc))
-
-
-async def _run(ts_client: list[str], tmp_path: Path, prompts: list[str], answers: list[Any]) -> dict[str, Any]:
+async def _run(ts_forms_client: list[str], tmp_path: Path, prompts: list[str], answers: list[Any]) -> dict[str, Any]:
     agent = serve_command(f"{GRAPHS}:asker", plugins=["elicitation"])
     env = {**os.environ, "LANGACP_DISABLE_PLUGIN_AUTOLOAD": "1", "XDG_DATA_HOME": str(tmp_path / "data")}
     process = await asyncio.create_subprocess_exec(
-        *ts_client,
+        *ts_forms_client,
         json.dumps(agent),
         json.dumps(prompts),
         json.dumps(answers),
@@ -43,8 +32,8 @@ async def _run(ts_client: list[str], tmp_path: Path, prompts: list[str], answers
     return result
 
 
-async def test_the_typescript_client_answers_forms(ts_client: list[str], tmp_path: Path) -> None:
-    result = await _run(ts_client, tmp_path, ["options", "labelled"], [{"answer": "production"}, {"answer": "2"}])
+async def test_the_typescript_client_answers_forms(ts_forms_client: list[str], tmp_path: Path) -> None:
+    result = await _run(ts_forms_client, tmp_path, ["options", "labelled"], [{"answer": "production"}, {"answer": "2"}])
     assert [t["stopReason"] for t in result["turns"]] == ["end_turn", "end_turn"]
     assert 'resumed with "production"' in result["turns"][0]["text"]
     assert "resumed with 2" in result["turns"][1]["text"]
@@ -54,8 +43,10 @@ async def test_the_typescript_client_answers_forms(ts_client: list[str], tmp_pat
     assert [c["title"] for c in second["schema"]["properties"]["answer"]["oneOf"]] == ["one", "two"]
 
 
-async def test_the_typescript_client_declines_and_the_next_prompt_answers(ts_client: list[str], tmp_path: Path) -> None:
-    result = await _run(ts_client, tmp_path, ["string", "main"], ["decline"])
+async def test_the_typescript_client_declines_and_the_next_prompt_answers(
+    ts_forms_client: list[str], tmp_path: Path
+) -> None:
+    result = await _run(ts_forms_client, tmp_path, ["string", "main"], ["decline"])
     declined, answered = result["turns"]
     assert declined["stopReason"] == "end_turn" and "You declined to answer" in declined["text"]
     assert answered["stopReason"] == "end_turn" and 'resumed with "main"' in answered["text"]

@@ -1,4 +1,4 @@
-"""The TypeScript SDK 2.4.0 client (npm ``@agentclientprotocol/sdk``, tests/fixtures/ts_client/updates.mjs)
+"""The TypeScript SDK 2.4.0 client (npm ``@agentclientprotocol/sdk``, tests/fixtures/ts_updates_client/updates.mjs)
 receives each newer v1 update langacp sends (``notice``, ``compaction_update``, ``compaction_summary_chunk``,
 ``messageId`` on chunks, ``name`` on tool calls) without a validation error, and a client without the
 capabilities gets none of the gated ones."""
@@ -15,21 +15,12 @@ import pytest
 
 from langacp.testing.harness import serve_command
 from test_protocol_v1_updates import GATED, MODEL_SUMMARIZING_AGENT, SUMMARIZING_AGENT, SUMMARY
-from ts_agent_support import NoNode, install_ts_updates_client, npm_dir
 
 pytestmark = pytest.mark.asyncio
 
 
-@pytest.fixture(scope="session")
-def ts_client(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
-    try:
-        return install_ts_updates_client(npm_dir(tmp_path_factory))
-    except NoNode as exc:
-        pytest.skip(str(exc))
-
-
 async def run(
-    ts_client: list[str], tmp_path: Path, capabilities: dict[str, Any], source: str = SUMMARIZING_AGENT
+    ts_updates_client: list[str], tmp_path: Path, capabilities: dict[str, Any], source: str = SUMMARIZING_AGENT
 ) -> dict[str, Any]:
     (tmp_path / "summarizing_agent.py").write_text(source)
     (tmp_path / ".langacp.toml").write_text("this is = = not toml\n")
@@ -39,7 +30,7 @@ async def run(
     env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), env.get("PYTHONPATH", "")])
     prompts = ['tool add {"a": 1, "b": 2}', 'tool add {"a": 3, "b": 4}', "think"]
     process = await asyncio.create_subprocess_exec(
-        *ts_client,
+        *ts_updates_client,
         json.dumps(agent),
         json.dumps(prompts),
         json.dumps(capabilities),
@@ -53,8 +44,10 @@ async def run(
     return result
 
 
-async def test_protocol_ts_client_takes_every_new_update(ts_client: list[str], tmp_path: Path) -> None:
-    result = await run(ts_client, tmp_path, {"session": {"notices": {}, "compaction": {}}}, MODEL_SUMMARIZING_AGENT)
+async def test_protocol_ts_client_takes_every_new_update(ts_updates_client: list[str], tmp_path: Path) -> None:
+    result = await run(
+        ts_updates_client, tmp_path, {"session": {"notices": {}, "compaction": {}}}, MODEL_SUMMARIZING_AGENT
+    )
     assert result["errors"] == []
     updates = result["updates"]
     kinds = {u["sessionUpdate"] for u in updates}
@@ -69,7 +62,7 @@ async def test_protocol_ts_client_takes_every_new_update(ts_client: list[str], t
     assert chunks and all(u.get("messageId") for u in chunks)
 
 
-async def test_protocol_ts_client_without_capabilities_gets_none(ts_client: list[str], tmp_path: Path) -> None:
-    result = await run(ts_client, tmp_path, {})
+async def test_protocol_ts_client_without_capabilities_gets_none(ts_updates_client: list[str], tmp_path: Path) -> None:
+    result = await run(ts_updates_client, tmp_path, {})
     assert result["errors"] == []
     assert not [u for u in result["updates"] if u["sessionUpdate"] in GATED]

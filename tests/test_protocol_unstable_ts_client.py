@@ -1,5 +1,5 @@
 """The TypeScript SDK 2.4.0 client on its unstable entry point (npm ``@agentclientprotocol/sdk/unstable``,
-tests/fixtures/ts_client/updates.mjs) receives each unstable update langacp sends (``plan_update``,
+tests/fixtures/ts_updates_client/updates.mjs) receives each unstable update langacp sends (``plan_update``,
 ``plan_removed``, ``subagent_update``, ``session_message``, ``session_message_chunk``) without a validation
 error; a client without the capabilities is sent none of them."""
 
@@ -15,7 +15,6 @@ import pytest
 
 from langacp.testing.harness import serve_command
 from test_protocol_unstable_subagents import NEW_KINDS, SUB_TASK, SUBAGENT_AGENT, delegate
-from ts_agent_support import NoNode, install_ts_updates_client, npm_dir
 
 pytestmark = pytest.mark.asyncio
 
@@ -29,22 +28,14 @@ PROMPTS = [
 UNSTABLE = NEW_KINDS | {"plan_update", "plan_removed"}
 
 
-@pytest.fixture(scope="session")
-def ts_client(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
-    try:
-        return install_ts_updates_client(npm_dir(tmp_path_factory))
-    except NoNode as exc:
-        pytest.skip(str(exc))
-
-
-async def run(ts_client: list[str], tmp_path: Path, capabilities: dict[str, Any]) -> dict[str, Any]:
+async def run(ts_updates_client: list[str], tmp_path: Path, capabilities: dict[str, Any]) -> dict[str, Any]:
     (tmp_path / "subagent_agent.py").write_text(SUBAGENT_AGENT)
     agent = serve_command("subagent_agent:agent", plugins=["plans"])
     env = {k: v for k, v in os.environ.items() if not k.startswith("LANGACP_")}
     env.update({"LANGACP_DISABLE_PLUGIN_AUTOLOAD": "1", "XDG_DATA_HOME": str(tmp_path / "data")})
     env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), env.get("PYTHONPATH", "")])
     process = await asyncio.create_subprocess_exec(
-        *ts_client,
+        *ts_updates_client,
         json.dumps(agent),
         json.dumps(PROMPTS),
         json.dumps(capabilities),
@@ -59,8 +50,8 @@ async def run(ts_client: list[str], tmp_path: Path, capabilities: dict[str, Any]
     return result
 
 
-async def test_ts_unstable_client_takes_plans_by_id_and_subagents(ts_client: list[str], tmp_path: Path) -> None:
-    result = await run(ts_client, tmp_path, {"plan": {}, "subagents": {}})
+async def test_ts_unstable_client_takes_plans_by_id_and_subagents(ts_updates_client: list[str], tmp_path: Path) -> None:
+    result = await run(ts_updates_client, tmp_path, {"plan": {}, "subagents": {}})
     assert result["errors"] == []
     updates = result["updates"]
     assert UNSTABLE <= {u["sessionUpdate"] for u in updates}
@@ -70,8 +61,10 @@ async def test_ts_unstable_client_takes_plans_by_id_and_subagents(ts_client: lis
     assert children <= set(result["sessions"]), "the children's own updates reached the client"
 
 
-async def test_ts_unstable_client_without_the_capabilities_gets_none(ts_client: list[str], tmp_path: Path) -> None:
-    result = await run(ts_client, tmp_path, {})
+async def test_ts_unstable_client_without_the_capabilities_gets_none(
+    ts_updates_client: list[str], tmp_path: Path
+) -> None:
+    result = await run(ts_updates_client, tmp_path, {})
     assert result["errors"] == []
     assert not [u for u in result["updates"] if u["sessionUpdate"] in UNSTABLE]
     assert len(set(result["sessions"])) == 1

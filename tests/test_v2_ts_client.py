@@ -1,4 +1,4 @@
-"""The TypeScript SDK 2.4.0 client (npm ``@agentclientprotocol/sdk``, tests/fixtures/ts_client/scenarios.mjs)
+"""The TypeScript SDK 2.4.0 client (npm ``@agentclientprotocol/sdk``, tests/fixtures/ts_scenarios_client/scenarios.mjs)
 against ``langacp serve`` over real pipes, in ACP v1 (the stable API) and v2 (the experimental v2 API):
 a tool turn, cancel mid-stream, resume with replay from a second process, a permission, a config
 change, auth. Every scenario must also pass the SDK's own validation (no error reported)."""
@@ -15,7 +15,6 @@ from typing import Any
 import pytest
 
 from langacp.testing.harness import serve_command
-from ts_agent_support import NoNode, install_ts_scenarios_client, npm_dir
 
 pytestmark = pytest.mark.asyncio
 
@@ -26,16 +25,8 @@ VERSIONS = ["1", "2"]
 """The protocol versions every scenario runs in."""
 
 
-@pytest.fixture(scope="session")
-def ts_client(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
-    try:
-        return install_ts_scenarios_client(npm_dir(tmp_path_factory))
-    except NoNode as exc:
-        pytest.skip(str(exc))
-
-
 async def run(
-    ts_client: list[str],
+    ts_scenarios_client: list[str],
     tmp_path: Path,
     version: str,
     scenario: str,
@@ -55,7 +46,7 @@ async def run(
     )
     environment.update(env or {})
     process = await asyncio.create_subprocess_exec(
-        *ts_client,
+        *ts_scenarios_client,
         version,
         json.dumps(agent),
         scenario,
@@ -85,8 +76,8 @@ def tool_calls(updates: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
 
 
 @pytest.mark.parametrize("version", VERSIONS)
-async def test_ts_client_tool_turn(ts_client: list[str], tmp_path: Path, version: str) -> None:
-    result = await run(ts_client, tmp_path, version, "tool", serve_command())
+async def test_ts_client_tool_turn(ts_scenarios_client: list[str], tmp_path: Path, version: str) -> None:
+    result = await run(ts_scenarios_client, tmp_path, version, "tool", serve_command())
     assert result["init"]["protocolVersion"] == int(version)
     assert result["stopReason"] == "end_turn"
     calls = tool_calls(result["updates"])
@@ -102,8 +93,8 @@ async def test_ts_client_tool_turn(ts_client: list[str], tmp_path: Path, version
 
 
 @pytest.mark.parametrize("version", VERSIONS)
-async def test_ts_client_cancel_mid_stream(ts_client: list[str], tmp_path: Path, version: str) -> None:
-    result = await run(ts_client, tmp_path, version, "cancel", serve_command())
+async def test_ts_client_cancel_mid_stream(ts_scenarios_client: list[str], tmp_path: Path, version: str) -> None:
+    result = await run(ts_scenarios_client, tmp_path, version, "cancel", serve_command())
     assert result["cancelledAfter"] is not None
     assert result["stopReason"] == "cancelled"
     assert result["tookMs"] < 15000, result["tookMs"]  # the 30 s tool was stopped, not waited for
@@ -115,8 +106,8 @@ async def test_ts_client_cancel_mid_stream(ts_client: list[str], tmp_path: Path,
     )
 
 
-async def test_ts_client_v2_cancels_one_tool_call(ts_client: list[str], tmp_path: Path) -> None:
-    result = await run(ts_client, tmp_path, "2", "toolcancel", serve_command())
+async def test_ts_client_v2_cancels_one_tool_call(ts_scenarios_client: list[str], tmp_path: Path) -> None:
+    result = await run(ts_scenarios_client, tmp_path, "2", "toolcancel", serve_command())
     assert result["answer"] == {}
     assert result["stopReason"] == "end_turn" and result["tookMs"] < 15000, result["tookMs"]
     [call] = tool_calls(result["updates"]).values()
@@ -125,10 +116,10 @@ async def test_ts_client_v2_cancels_one_tool_call(ts_client: list[str], tmp_path
 
 
 @pytest.mark.parametrize("version", VERSIONS)
-async def test_ts_client_resume_with_replay(ts_client: list[str], tmp_path: Path, version: str) -> None:
+async def test_ts_client_resume_with_replay(ts_scenarios_client: list[str], tmp_path: Path, version: str) -> None:
     store = f"sqlite:///{tmp_path / 'sessions.db'}"
     agent = serve_command("langacp.testing.agent:agent", "--store", store)
-    result = await run(ts_client, tmp_path, version, "replay", agent)
+    result = await run(ts_scenarios_client, tmp_path, version, "replay", agent)
     assert result["first"]["stopReason"] == "end_turn" and result["first"]["text"] == "remember me"
     replayed = result["replayed"]
     users = [u for u in replayed if u["sessionUpdate"].startswith("user_message")]
@@ -141,11 +132,13 @@ async def test_ts_client_resume_with_replay(ts_client: list[str], tmp_path: Path
 
 
 @pytest.mark.parametrize("version", VERSIONS)
-async def test_ts_client_permission(ts_client: list[str], tmp_path: Path, version: str) -> None:
+async def test_ts_client_permission(ts_scenarios_client: list[str], tmp_path: Path, version: str) -> None:
     out = tmp_path / "out.txt"
     prompt = f"tool write_file {json.dumps({'path': str(out), 'text': 'allowed'})}"
     agent = serve_command(MODES_AGENT, plugins=["modes", "permissions", "tools"])
-    result = await run(ts_client, tmp_path, version, "permission", agent, {"prompt": prompt, "answer": "allow_once"})
+    result = await run(
+        ts_scenarios_client, tmp_path, version, "permission", agent, {"prompt": prompt, "answer": "allow_once"}
+    )
     assert result["stopReason"] == "end_turn"
     assert out.read_text() == "allowed\n"
     [asked] = result["permissions"]
@@ -159,12 +152,12 @@ async def test_ts_client_permission(ts_client: list[str], tmp_path: Path, versio
 
 
 @pytest.mark.parametrize("version", VERSIONS)
-async def test_ts_client_config_change(ts_client: list[str], tmp_path: Path, version: str) -> None:
+async def test_ts_client_config_change(ts_scenarios_client: list[str], tmp_path: Path, version: str) -> None:
     out = tmp_path / "out.txt"
     prompt = f"tool write_file {json.dumps({'path': str(out), 'text': 'refused'})}"
     agent = serve_command(MODES_AGENT, plugins=["modes", "permissions", "tools"])
     options = {"configId": "mode", "value": "readonly", "prompt": prompt}
-    result = await run(ts_client, tmp_path, version, "config", agent, options)
+    result = await run(ts_scenarios_client, tmp_path, version, "config", agent, options)
     assert "mode" in result["before"] and set(result["before"]) <= set(result["after"])
     assert result["currentValue"] == "readonly"
     assert result["stopReason"] == "end_turn"
@@ -174,7 +167,7 @@ async def test_ts_client_config_change(ts_client: list[str], tmp_path: Path, ver
 
 
 @pytest.mark.parametrize("version", VERSIONS)
-async def test_ts_client_auth(ts_client: list[str], tmp_path: Path, version: str) -> None:
+async def test_ts_client_auth(ts_scenarios_client: list[str], tmp_path: Path, version: str) -> None:
     env = {
         "PYTHONPATH": os.pathsep.join(filter(None, [str(PROVIDER), os.environ.get("PYTHONPATH")])),
         "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring",
@@ -190,7 +183,7 @@ async def test_ts_client_auth(ts_client: list[str], tmp_path: Path, version: str
         "--model",
         "anthropic:claude-sonnet-4-5",
     ]
-    result = await run(ts_client, tmp_path, version, "auth", agent, {"methodId": "langacp-env"}, env)
+    result = await run(ts_scenarios_client, tmp_path, version, "auth", agent, {"methodId": "langacp-env"}, env)
     assert result["methods"] == [{"id": "langacp-env", "type": "agent"}]  # no terminal method: not asked for
     assert result["login"] == {} and result["logout"] == {}
     assert result["stopReason"] == "end_turn" and "key ending abcd" in result["text"]
