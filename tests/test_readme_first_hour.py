@@ -1,7 +1,7 @@
 """What a new user meets first: the README's quick start, its test command, ``nox -l``, the demo image.
 
 * the quick start makes a virtual environment, as Install does, before installing;
-* the quick ``nox -s core`` and the ~20 minutes of ``nox`` are said where the test command first appears;
+* the quick ``nox -s core`` and how long ``nox`` takes are said where the test command first appears;
 * ``nox -l`` lists the default sessions first, in the order they run, each described by a whole sentence;
 * docs/images/chat-demo.svg is what ``scripts/render_demo.py`` draws today from the quick start's
   install (the core alone), and says so.
