@@ -124,6 +124,23 @@ async def test_a_file_changed_just_now_is_read_again(project: Path, reads: list[
     assert len(reads) == 2
 
 
+async def test_a_problem_is_logged_once_when_a_file_just_changed_is_read_again(
+    project: Path, reads: list[tuple[str, int]], caplog: pytest.LogCaptureFixture
+) -> None:
+    """Read again for each session (the racy window), the same file's problem is still one line on stderr."""
+    plugins = Plugins()
+    write(project / ".langacp.toml", '[permissions.kinds]\nedit = "allow"\n', age=0)
+    for _ in range(3):
+        await opened(plugins, project)
+    assert len(reads) == 3
+    logged = [r.getMessage() for r in caplog.records if "allow" in r.getMessage()]
+    assert len(logged) == 1 and 'edit = "allow"' in logged[0], caplog.text
+    write(project / ".langacp.toml", '[permissions.kinds]\nexecute = "allow"\n', age=0)
+    await opened(plugins, project)
+    logged = [r.getMessage() for r in caplog.records if "allow" in r.getMessage()]
+    assert len(logged) == 2 and 'execute = "allow"' in logged[1], "a changed file's problem is told"
+
+
 async def test_layers_a_session_already_has_are_kept(project: Path, reads: list[tuple[str, int]]) -> None:
     plugins = Plugins()
     given = ConfigLayers(user={"plans": {"builtin_tool": False}})

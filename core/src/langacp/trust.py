@@ -286,6 +286,10 @@ session: a change within the file system's timestamp granularity would not show 
 _Signature = tuple[object, object]
 _READ: dict[tuple[str, Path], tuple[_Signature, ConfigLayers]] = {}
 """The layers last read per working directory and user file, with the files' signature then."""
+_TOLD: dict[tuple[str, Path], tuple[_Signature, set[str]]] = {}
+"""What :meth:`ConfigLayers.report` logged for the files last read per working directory, with their
+signature: a file read again only because it changed just now (the racy window) shares it, so the
+next session does not repeat a line; a read with another signature starts afresh."""
 _KEPT = 64
 
 
@@ -362,6 +366,12 @@ async def open_layers(session: SessionContext) -> ConfigLayers:
         if fresh is not None:
             signature, read_at, layers = fresh
             _READ.pop(key, None)
+            told = _TOLD.pop(key, None)
+            if told is not None and told[0] == signature:
+                layers._reported = told[1]
+            _TOLD[key] = (signature, layers._reported)
+            if len(_TOLD) > _KEPT:
+                _TOLD.pop(next(iter(_TOLD)))
             if not _racy(signature, read_at):
                 _READ[key] = (signature, layers)
                 if len(_READ) > _KEPT:
