@@ -22,6 +22,9 @@ class ToolCallIds:
     def __init__(self) -> None:
         self.used: set[str] = set()
         self._turn: dict[str, str] = {}
+        # Per model id, the N at which the search for a free ``model_id#N`` starts: ``used`` only
+        # grows until reset(), so every lower N stays taken and a reused id costs O(1), not O(reuses).
+        self._next_n: dict[str, int] = {}
 
     def new_turn(self) -> None:
         """Model ids seen from now on belong to a new turn."""
@@ -31,16 +34,28 @@ class ToolCallIds:
         """Forget every id (before a replay sends the whole history again)."""
         self.used.clear()
         self._turn = {}
+        self._next_n.clear()
 
     def claim(self, model_id: str) -> str:
         """The ACP id of a tool call the model named ``model_id`` in this turn (new calls get a free one)."""
         known = self._turn.get(model_id)
         if known is not None:
             return known
-        acp_id = _first_free(model_id, self.used)
+        acp_id = self._first_free(model_id)
         self.used.add(acp_id)
         self._turn[model_id] = acp_id
         return acp_id
+
+    def _first_free(self, model_id: str) -> str:
+        """``model_id`` if unused, else the first unused ``model_id#N`` (N from 2)."""
+        used = self.used
+        if model_id not in used:
+            return model_id
+        n = self._next_n.get(model_id, 2)
+        while f"{model_id}#{n}" in used:
+            n += 1
+        self._next_n[model_id] = n
+        return f"{model_id}#{n}"
 
     def of(self, model_id: str) -> str:
         """The ACP id of ``model_id`` in this turn (itself when this turn has not announced it)."""
@@ -58,16 +73,6 @@ class ToolCallIds:
         kind = getattr(update, "session_update", None)
         acp_id = self.claim(call_id) if kind == "tool_call" else self.of(call_id)
         return update if acp_id == call_id else update.model_copy(update={"tool_call_id": acp_id})
-
-
-def _first_free(model_id: str, used: set[str]) -> str:
-    """``model_id`` if unused, else the first unused ``model_id#N`` (N from 2)."""
-    if model_id not in used:
-        return model_id
-    n = 2
-    while f"{model_id}#{n}" in used:
-        n += 1
-    return f"{model_id}#{n}"
 
 
 class AliasingClient:
