@@ -25,10 +25,13 @@ once, then remembered (bare has no permission step at all). At each mark:
 - **load**: ``session/load`` of the session (closed first), the agent's CPU until the response,
   every replayed update received, against ``aget_tuple`` of the same checkpoint in the bare probe.
 
-**Sessions.** S sessions opened in one agent process, each with one ``echo hi`` turn and left
-open; RSS of the process against a bare process holding S threads of the graph (``InMemorySaver``),
-both tuned alike. And the live objects (``tracemalloc``) one more open idle session holds, in
-one process running the agent class with a no-op client, against one more thread of the bare graph.
+**Sessions.** S sessions opened in one agent process (``langacp.testing.agent:shared_model_agent``:
+the factory as users are told to write it, one model made once for every session, as the bare
+graph has; the same turns as ``agent``), each with one ``echo hi`` turn and left open; RSS of the
+process against a bare process holding S threads of the graph (``InMemorySaver``), both tuned
+alike. And the live objects (``tracemalloc``) one more open idle session holds, in one process
+running the agent class (the same factory) with a no-op client, against one more thread of the
+bare graph.
 
 Every ratio compares two numbers of this run; nothing is asserted on time. ``--record`` writes
 the table into ``docs/benchmarks.md``; ``--quick``: 100 turns, 20 and 50 sessions.
@@ -64,6 +67,8 @@ WINDOW = 9
 YIELD = base.YIELD_DELAY
 OPEN_KB_SESSIONS = 50
 """Sessions of the live-objects row (the process runs as many first, to warm up)."""
+SESSIONS_TARGET = "langacp.testing.agent:shared_model_agent"
+"""The factory of the open-sessions rows: its model shared by every session, as bare's."""
 
 
 def prompt(i: int) -> str:
@@ -290,7 +295,7 @@ def bare_sessions_probe(counts: str) -> None:
 def open_kb_probe(n: int, top: int = 0) -> None:
     """In a child process: KB of live objects (``tracemalloc``) per open idle session, served and bare.
 
-    Served: the agent class (``langacp.testing.agent:agent``, every installed plugin, memory
+    Served: the agent class (:data:`SESSIONS_TARGET`, every installed plugin, memory
     store) with a no-op client; each session has one ``echo hi`` turn and stays open. Bare: one
     graph, a thread per session with the same turn. ``top``: print the largest allocation sites.
     """
@@ -332,7 +337,7 @@ def open_kb_probe(n: int, top: int = 0) -> None:
         return kb, (before, after)
 
     async def go() -> None:
-        agent = LangacpAgent("langacp.testing.agent:agent", load_plugins(), store_url="memory")
+        agent = LangacpAgent(SESSIONS_TARGET, load_plugins(), store_url="memory")
         agent.on_connect(Quiet())  # type: ignore[arg-type]
         await agent.initialize(protocol_version=1)
         served_kb, snaps = await measure(lambda count: served(agent, count))
@@ -386,7 +391,11 @@ async def sessions(counts: list[int]) -> dict[str, Any]:
     """RSS with S open idle sessions, served (factory, ``--store memory``) and bare."""
     rows: dict[str, Any] = {}
     client = base._make_client()
-    async with base.agent_process(client, YIELD, env={"LANGACP_MAX_MODEL_CALLS": "0"}) as (conn, process):
+    serve = [sys.executable, "-m", "langacp.cli", "serve", SESSIONS_TARGET]
+    async with base.agent_process(client, YIELD, env={"LANGACP_MAX_MODEL_CALLS": "0"}, command=serve) as (
+        conn,
+        process,
+    ):
         await base._initialize(conn)
         await base._prompt(conn, await base._new_session(conn), "echo hi")
         done = 0

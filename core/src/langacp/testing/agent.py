@@ -162,6 +162,19 @@ def agent(setup: SessionSetup) -> Any:
     return setup.create_agent(make_model(), tools=TOOLS, system_prompt="You are a scripted test agent.")
 
 
+_SHARED_MODEL: list[ScriptedChatModel] = []
+
+
+def shared_model_agent(setup: SessionSetup) -> Any:
+    """:func:`agent` written as users are told to: one model, made once, for every session (as the bare
+    graph has). Its turns are :func:`agent`'s but for the ids of the model's tool calls, which run on
+    across the process's sessions (``call_1`` in one session, ``call_2`` in the next) instead of
+    starting again in each: the model's only state is that counter and its call count."""
+    if not _SHARED_MODEL:
+        _SHARED_MODEL.append(make_model())
+    return setup.create_agent(_SHARED_MODEL[0], tools=TOOLS, system_prompt="You are a scripted test agent.")
+
+
 def hitl_agent(setup: SessionSetup) -> Any:
     """A human-in-the-loop agent: calls to ``add`` interrupt for approval."""
     from langchain.agents.middleware import HumanInTheLoopMiddleware
