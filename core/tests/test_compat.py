@@ -110,6 +110,35 @@ def test_compat_langgraph_overwrite() -> None:
     assert langgraph.overwritten([2]) == [2]
 
 
+def test_compat_langgraph_drop_memory_checkpoints_keeps_every_value_a_kept_checkpoint_needs() -> None:
+    """Pins ``InMemorySaver``'s layout (storage, writes, blobs) that the pruning reads."""
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    saver = InMemorySaver()
+    config: Any = {"configurable": {"thread_id": "t", "checkpoint_ns": ""}}
+    ids = ["1", "2", "3"]
+    versions = [{"same": 1, "grows": 1}, {"same": 1, "grows": 2}, {"same": 1, "grows": 3}]
+    parent = None
+    for cid, channel_versions in zip(ids, versions, strict=True):
+        checkpoint: Any = {
+            "v": 4, "id": cid, "ts": "", "channel_values": {"same": "s", "grows": cid},
+            "channel_versions": channel_versions, "versions_seen": {},
+        }  # fmt: skip
+        new = channel_versions if parent is None else {"grows": channel_versions["grows"]}
+        saved = saver.put({"configurable": {**config["configurable"], "checkpoint_id": parent}}, checkpoint, {}, new)
+        saver.put_writes(saved, [("grows", cid)], task_id=f"task{cid}")
+        parent = cid
+    assert langgraph.drop_memory_checkpoints(saver, "t", "", "2") == 1
+    assert list(saver.storage["t"][""]) == ["2", "3"]
+    assert ("t", "", "1") not in saver.writes and ("t", "", "2") in saver.writes
+    assert ("t", "", "grows", 1) not in saver.blobs
+    assert ("t", "", "same", 1) in saver.blobs  # still read by the kept checkpoints
+    head = saver.get_tuple({"configurable": {"thread_id": "t", "checkpoint_ns": ""}})
+    assert head is not None and head.checkpoint["channel_values"] == {"same": "s", "grows": "3"}
+    assert langgraph.drop_memory_checkpoints(saver, "t", "", "2") == 0
+    assert langgraph.drop_memory_checkpoints(saver, "other", "", "9") == 0
+
+
 def test_compat_argparse_actions() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--flag")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["INTERRUPT_KEY", "PUSH", "TASKS_CHANNEL", "overwritten", "own_graph_task"]
+__all__ = ["INTERRUPT_KEY", "PUSH", "TASKS_CHANNEL", "drop_memory_checkpoints", "overwritten", "own_graph_task"]
 
 PUSH = "__pregel_push"
 """The first item of a ``@task`` call's ``langgraph_path`` (``langgraph._internal._constants.PUSH``)."""
@@ -39,3 +39,39 @@ def overwritten(value: Any) -> Any:
     from langgraph.types import Overwrite
 
     return value.value if isinstance(value, Overwrite) else value
+
+
+def drop_memory_checkpoints(saver: Any, thread_id: str, checkpoint_ns: str, before: str) -> int:
+    """Delete a thread's checkpoints older than ``before`` from an ``InMemorySaver``; how many went.
+
+    ``InMemorySaver`` keeps ``storage[thread][ns][checkpoint_id] = (checkpoint, metadata,
+    parent_id)`` (the checkpoint serialised without its channel values), ``writes[(thread, ns,
+    checkpoint_id)]`` and ``blobs[(thread, ns, channel, version)]`` (the channel values). A
+    deleted checkpoint's pending writes go with it, and so does each of its blobs that no
+    checkpoint left references (every kept checkpoint's ``channel_versions`` is read first,
+    so a value one of them needs always stays).
+    """
+    checkpoints = saver.storage.get(thread_id, {}).get(checkpoint_ns)
+    if not checkpoints:
+        return 0
+    ids = list(checkpoints)
+    old = [cid for cid in ids if cid < before]
+    if not old:
+        return 0
+
+    def versions(cid: str) -> set[tuple[str, Any]]:
+        stored = saver.serde.loads_typed(checkpoints[cid][0])
+        return set(stored.get("channel_versions", {}).items())
+
+    kept: set[tuple[str, Any]] = set()
+    for cid in ids:
+        if cid >= before:
+            kept |= versions(cid)
+    gone: set[tuple[str, Any]] = set()
+    for cid in old:
+        gone |= versions(cid)
+        del checkpoints[cid]
+        saver.writes.pop((thread_id, checkpoint_ns, cid), None)
+    for channel, version in gone - kept:
+        saver.blobs.pop((thread_id, checkpoint_ns, channel, version), None)
+    return len(old)

@@ -2,21 +2,54 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from langgraph.checkpoint.memory import InMemorySaver
+
+from langacp.compat.langgraph import drop_memory_checkpoints
 from langacp.stores import InvalidCursor, SessionRecord
+
+__all__ = ["DELTA_MARKERS", "MemoryStore", "PruningMemorySaver", "uses_delta"]
+
+DELTA_MARKERS = ("counters_since_delta_snapshot", "delta_writes_versioned")
+"""Metadata keys LangGraph writes for a thread whose graph uses a ``DeltaChannel``."""
+
+
+def uses_delta(metadata: Mapping[str, Any]) -> bool:
+    """Whether a checkpoint's metadata marks a graph with a ``DeltaChannel`` (its history must stay)."""
+    return any(key in metadata for key in DELTA_MARKERS)
+
+
+class PruningMemorySaver(InMemorySaver):
+    """``InMemorySaver`` keeping each thread's latest two checkpoints (the newest and its parent).
+
+    LangGraph saves a checkpoint after every step, each holding the whole conversation, and
+    ``InMemorySaver`` keeps them all: a session's memory would grow with the square of its
+    length. Nothing a session does reads an older one: ``session/fork``, resuming and the next
+    turn start from the thread's latest checkpoint and its pending writes (kept), and history
+    rewrites write new checkpoints on top of it. Assumes checkpoint ids grow with time (LangGraph's
+    are uuid6, compared as strings, as its savers do). A thread whose graph uses a ``DeltaChannel``
+    (its checkpoints need their ancestors) keeps every checkpoint.
+    """
+
+    def put(self, config: Any, checkpoint: Any, metadata: Any, new_versions: Any) -> Any:
+        saved = super().put(config, checkpoint, metadata, new_versions)
+        configurable = config["configurable"]
+        parent = configurable.get("checkpoint_id")
+        if parent and not uses_delta(metadata):
+            drop_memory_checkpoints(self, configurable["thread_id"], configurable.get("checkpoint_ns", ""), parent)
+        return saved
 
 
 class MemoryStore:
-    """In-process store over LangGraph's ``InMemorySaver``."""
+    """In-process store over LangGraph's ``InMemorySaver``, keeping each thread's latest checkpoints."""
 
     persistent: ClassVar[bool] = False
 
     def __init__(self, url: str = "memory") -> None:
-        from langgraph.checkpoint.memory import InMemorySaver
-
         self.url = url
-        self.checkpointer: Any = InMemorySaver()
+        self.checkpointer: Any = PruningMemorySaver()
         self._records: dict[str, SessionRecord] = {}
 
     async def put(self, record: SessionRecord) -> None:
