@@ -24,7 +24,8 @@ It also drops ``_meta`` keys that would overwrite a request's real parameters (t
 an outgoing message (say, in the data of an error) becomes ``null`` instead of invalid JSON.
 The limits and codes are listed in docs/errors.md. A line holding a JSON array is one -32600
 unless the connection negotiated ACP v2, which sets :attr:`GuardedTransport.batches`
-(:mod:`langacp.protocol.v2.batches`: JSON-RPC batches).
+(:mod:`langacp.protocol.v2.batches`: JSON-RPC batches). Encoding, the depth measure and the
+surrogate and ``NaN`` clean-ups are :mod:`langacp.wire_json`'s.
 """
 
 from __future__ import annotations
@@ -33,14 +34,13 @@ import asyncio
 import contextlib
 import json
 import logging
-import math
-import re
 from collections import deque
-from collections.abc import Callable
 from functools import cache
 from typing import TYPE_CHECKING, Any, Protocol
 
 from acp import RequestError
+
+from langacp.wire_json import SURROGATE_ESCAPE, encode_message, replace_surrogates, too_deep
 
 if TYPE_CHECKING:
     from langacp.protocol.v2.batches import Batches, Checked
@@ -48,17 +48,6 @@ if TYPE_CHECKING:
 __all__ = ["MAX_DEPTH", "MAX_MESSAGE_BYTES", "ByteWriter", "GuardedTransport", "encode_message", "max_message_bytes"]
 
 log = logging.getLogger("langacp.transport")
-
-
-def _load_orjson() -> Any:
-    try:
-        import orjson
-    except ImportError:  # pragma: no cover - PyPy, or a LangSmith without it
-        return None
-    return orjson
-
-
-_orjson: Any = _load_orjson()
 
 MAX_MESSAGE_BYTES = 50 * 1024 * 1024
 """Longest accepted line (one JSON-RPC message), in bytes; ``LANGACP_MAX_MESSAGE_BYTES`` overrides it."""
@@ -104,88 +93,6 @@ def _valid_id(value: Any) -> bool:
 
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
-
-
-def _too_deep(value: Any, limit: int) -> bool:
-    """Whether ``value`` nests arrays / objects more than ``limit`` levels deep (iterative: no recursion)."""
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, dict):
-            children: Any = item.values()
-        elif isinstance(item, list):
-            children = item
-        else:
-            continue
-        if depth > limit:
-            return True
-        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
-    return False
-
-
-_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
-"""How a surrogate arrives in JSON (raw surrogate bytes are not UTF-8: a parse error); pairs decode to one character."""
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _copy_mapped(value: Any, leaf: Callable[[Any], Any], key: Callable[[Any], Any] = lambda k: k) -> Any:
-    """A copy of ``value`` (lists, tuples as lists, dicts) with ``leaf`` applied to every other value and
-    ``key`` to every dict key; iterative, so no nesting depth reaches Python's recursion limit."""
-    root: list[Any] = [None]
-    stack: list[tuple[Any, Any, Any]] = [(value, root, 0)]
-    while stack:
-        item, parent, at = stack.pop()
-        if isinstance(item, dict):
-            copy: Any = {}
-            for k, v in item.items():
-                stack.append((v, copy, key(k)))
-        elif isinstance(item, (list, tuple)):
-            copy = [None] * len(item)
-            for i, v in enumerate(item):
-                stack.append((v, copy, i))
-        else:
-            copy = leaf(item)
-        parent[at] = copy
-    return root[0]
-
-
-def _no_surrogate(item: Any) -> Any:
-    return _SURROGATE.sub("\ufffd", item) if isinstance(item, str) else item
-
-
-def _replace_surrogates(value: Any) -> Any:
-    """``value`` with every lone surrogate in its strings (keys too) replaced by U+FFFD (a copy)."""
-    return _copy_mapped(value, _no_surrogate, _no_surrogate)
-
-
-def _finite_leaf(item: Any) -> Any:
-    return None if isinstance(item, float) and not math.isfinite(item) else item
-
-
-def _finite(value: Any) -> Any:
-    """``value`` with every non-finite float replaced by ``None`` (a copy of lists / dicts)."""
-    return _copy_mapped(value, _finite_leaf)
-
-
-def encode_message(message: dict[str, Any] | list[dict[str, Any]]) -> bytes:
-    """One ndjson line; non-finite floats become ``null`` (JSON has no NaN).
-
-    Encoded by orjson when it is installed (LangSmith, which LangChain requires, installs it on
-    CPython) and can encode the message: a session update in ~0.4 µs instead of ~5 µs, for every
-    message the agent sends (750 for the replay of a 1,000-message session). ``json`` encodes
-    what orjson refuses (an integer beyond 64 bits, a lone surrogate, a key that is not a string).
-    """
-    if _orjson is not None:
-        try:
-            return bytes(_orjson.dumps(message, option=_orjson.OPT_APPEND_NEWLINE))
-        except TypeError:
-            pass
-    try:
-        text = json.dumps(message, separators=(",", ":"), allow_nan=False)
-    except ValueError:
-        log.warning("replacing NaN / Infinity with null in an outgoing message")
-        text = json.dumps(_finite(message), separators=(",", ":"), allow_nan=False)
-    return (text + "\n").encode("utf-8")
 
 
 class GuardedTransport:
@@ -278,8 +185,8 @@ class GuardedTransport:
                 log.warning("unparseable JSON-RPC input: %s", exc)
                 await self._reply(None, RequestError.parse_error({"details": str(exc)}))
                 continue
-            if _SURROGATE_ESCAPE.search(line):
-                message = _replace_surrogates(message)
+            if SURROGATE_ESCAPE.search(line):
+                message = replace_surrogates(message)
             try:
                 checked = await self._check(message)
             except RecursionError:  # a defence in depth: _check is iterative
@@ -306,8 +213,8 @@ class GuardedTransport:
             log.warning("unparseable JSON-RPC batch: %s", exc)
             await self._reply(None, RequestError.parse_error({"details": str(exc)}))
             return
-        if _SURROGATE_ESCAPE.search(line):
-            items = [_replace_surrogates(item) for item in items]
+        if SURROGATE_ESCAPE.search(line):
+            items = [replace_surrogates(item) for item in items]
         checked: list[Checked] = []
         for item in items:
             try:
@@ -352,7 +259,7 @@ class GuardedTransport:
         problem = None
         if message.get("jsonrpc") != "2.0":
             problem = 'jsonrpc must be "2.0"'
-        elif _too_deep(message, self._max_depth):
+        elif too_deep(message, self._max_depth):
             if has_id and not is_response:
                 return None, self._error(usable_id, self._too_deep_error())
             log.warning("dropping a notification or response nested deeper than %d levels", self._max_depth)

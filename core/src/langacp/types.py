@@ -4,24 +4,28 @@ The bottom of the core: it imports only the leaf modules under it (:mod:`langacp
 :mod:`langacp.roots`, :mod:`langacp.session_data`, :mod:`langacp.forms`), never the plugin manager
 or the bridge (the ``layers`` contract in ``pyproject.toml`` holds this). Kept free
 of LangChain and ACP imports at runtime so that loading plugins (done before ``initialize`` is
-answered) stays cheap.
+answered) stays cheap. The plain data lives in the modules under it, re-exported here:
+:mod:`langacp.permission_rules`, :mod:`langacp.questions`, :mod:`langacp.turn_data`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
+from langacp.permission_rules import PermissionDecision, PermissionRule, PermissionVerdict, combine_permission
+from langacp.questions import ElicitAction, ElicitationRefused, ElicitResult, Question
 from langacp.roots import SessionRoots
 from langacp.running import running_turn
 from langacp.session_data import data_name, dump_data, load_data
+from langacp.turn_data import PromptCancelled, ToolCallInfo, TurnOutcome, TurnPaused, model_call_messages
 
 if TYPE_CHECKING:
     from acp.schema import ClientCapabilities, Implementation
 
 __all__ = [
+    "ElicitAction",
     "ElicitResult",
     "ElicitationRefused",
     "PermissionDecision",
@@ -33,161 +37,12 @@ __all__ = [
     "ToolCallInfo",
     "TurnOutcome",
     "TurnPaused",
+    "combine_permission",
     "model_call_messages",
     "pending_tool_calls",
 ]
 
 M = TypeVar("M")
-
-PermissionDecision = Literal["allow", "ask", "deny"]
-"""What a permission policy says about one tool call."""
-
-
-@dataclass(frozen=True)
-class PermissionVerdict:
-    """A permission decision with the reason a tool call may not run.
-
-    The permission hooks may return one instead of a plain decision: when the call is not
-    allowed, ``reason`` is what the model is told (and the editor shows in the failed tool
-    call), e.g. ``"the user declined it"``.
-    """
-
-    decision: PermissionDecision
-    reason: str | None = None
-
-
-@dataclass(frozen=True)
-class PermissionRule:
-    """A rule a plugin contributes through ``langacp_permission_rules``; the core enforces it.
-
-    It applies to calls whose tool name matches ``tool`` and whose kind matches ``kind``
-    (shell-style globs, case-sensitive; ``None`` matches anything, so a rule naming neither
-    applies to every call it is returned for). ``reason`` is what the model and the editor are
-    told when the rule denies a call; ``source`` says who made the rule (``"mode readonly"``,
-    a config file's path), for logs and reasons.
-    """
-
-    decision: PermissionDecision
-    tool: str | None = None
-    kind: str | None = None
-    reason: str | None = None
-    source: str = ""
-
-    def __post_init__(self) -> None:
-        if self.decision not in ("allow", "ask", "deny"):
-            raise ValueError(f"a rule's decision must be allow, ask or deny, not {self.decision!r}")
-
-    def matches(self, tool: str, kind: str) -> bool:
-        """Whether this rule applies to a call of ``tool`` of kind ``kind``."""
-        return (self.tool is None or fnmatchcase(tool, self.tool)) and (
-            self.kind is None or fnmatchcase(kind, self.kind)
-        )
-
-
-def combine_permission(
-    rules: Sequence[PermissionRule], policy: PermissionVerdict, tool: str, kind: str
-) -> PermissionVerdict:
-    """The core's decision for one call from the plugins' rules and the policy's verdict.
-
-    1. a matching ``deny`` rule denies (the first one's reason);
-    2. the policy's ``deny`` is final;
-    3. a matching ``ask`` rule asks;
-    4. a matching ``allow`` rule allows (it turns the policy's ``ask`` into ``allow``);
-    5. otherwise the policy's verdict stands.
-    """
-    matching = [rule for rule in rules if rule.matches(tool, kind)]
-    for rule in matching:
-        if rule.decision == "deny":
-            source = f" (a rule from {rule.source})" if rule.source else ""
-            return PermissionVerdict("deny", rule.reason or f"a permission rule denies it{source}")
-    if policy.decision == "deny":
-        return policy
-    for decision in ("ask", "allow"):
-        if any(rule.decision == decision for rule in matching):
-            return PermissionVerdict(decision)  # type: ignore[arg-type]
-    return policy
-
-
-class PromptCancelled(Exception):
-    """Raise from a hook or tool to end the turn with stop reason ``cancelled``.
-
-    For example when the client answers a permission request with ``cancelled``.
-    (``asyncio.CancelledError`` raised inside a graph node is turned into an error by
-    LangGraph; this exception is not.)
-    """
-
-
-class TurnPaused(Exception):
-    """Raise from a ``langacp_resume_interrupt`` awaitable: the graph stays paused, the turn ends.
-
-    The interrupts stay pending in the thread (nothing is repaired or lost); the turn ends with
-    ``stop_reason`` (``end_turn`` or ``cancelled``); the session's next prompt is offered to
-    ``langacp_resume_interrupt`` first (as ``prompt``), so it can answer them.
-    """
-
-    def __init__(self, reason: str = "", stop_reason: Literal["end_turn", "cancelled"] = "end_turn") -> None:
-        super().__init__(reason or "the graph waits for an answer")
-        self.stop_reason = stop_reason
-
-
-ElicitAction = Literal["accept", "decline", "cancel", "unavailable"]
-"""How a question ended: answered, declined, cancelled by the user, or it could not be asked."""
-
-
-@dataclass(frozen=True)
-class ElicitResult:
-    """The user's answer to :meth:`SessionContext.elicit`.
-
-    ``action`` is ``"accept"`` (``content`` holds the answer, checked against the schema that was
-    sent), ``"decline"``, ``"cancel"``, or ``"unavailable"``: the question was not asked, and
-    ``reason`` says why (the client did not advertise forms, no turn of the session is running).
-    """
-
-    action: ElicitAction
-    content: dict[str, Any] | None = None
-    reason: str | None = None
-
-    @property
-    def accepted(self) -> bool:
-        return self.action == "accept"
-
-
-class ElicitationRefused(ValueError):
-    """The client's answer does not match the question's schema (extra or wrong-typed fields): none of it is used."""
-
-
-@dataclass(frozen=True)
-class Question:
-    """One question for the user, mapped from an interrupt's value (``langacp_interrupt_question``).
-
-    ``schema`` is a form in ACP's restricted schema (a flat object of string / number / integer /
-    boolean / enum / multi-select fields). ``resume`` turns the checked answer (the form's
-    content) into the value the graph resumes with.
-    """
-
-    message: str
-    schema: dict[str, Any]
-    resume: Callable[[dict[str, Any]], Any]
-
-    def fields(self) -> dict[str, dict[str, Any]]:
-        properties = self.schema.get("properties")
-        return dict(properties) if isinstance(properties, dict) else {}
-
-    def text(self) -> str:
-        """The question as a message, for a client that cannot show forms: the message, the options of
-        a one-field question numbered, and how to answer with a next prompt."""
-        from langacp.forms import form_options
-
-        fields = self.fields()
-        lines = [self.message.strip()]
-        if len(fields) == 1:
-            options = form_options(next(iter(fields.values())))
-            lines += [f"{n}. {option}" for n, option in enumerate(options, 1)]
-            lines.append("Reply with your answer" + (" (the option or its number)." if options else "."))
-        elif fields:
-            names = ", ".join(f"{name} ({prop.get('type')})" for name, prop in fields.items())
-            lines.append(f"Reply with a JSON object of: {names}.")
-        return "\n".join(lines)
 
 
 @dataclass
@@ -396,54 +251,3 @@ def pending_tool_calls(session: SessionContext) -> list[ToolCallInfo]:
     """Tool calls of ``session``'s running turn the client was shown and that have not started, in order."""
     turn = running_turn(session)
     return list(turn.pending_calls()) if turn is not None else []
-
-
-@dataclass(frozen=True)
-class ToolCallInfo:
-    """One tool call the model made: what mappers and permission policies look at."""
-
-    tool_call_id: str
-    name: str
-    args: dict[str, Any]
-
-    @classmethod
-    def from_tool_call(cls, tool_call: Mapping[str, Any]) -> ToolCallInfo:
-        """From a LangChain ``ToolCall`` dict (``{"id", "name", "args"}``)."""
-        return cls(tool_call.get("id") or "", tool_call["name"], dict(tool_call.get("args") or {}))
-
-
-def model_call_messages(response: Any) -> list[Any]:
-    """The messages a model call answered, as an ``awrap_model_call`` middleware gets it from ``handler``.
-
-    A bare ``AIMessage``, a ``ModelResponse`` (its ``result``) or an ``ExtendedModelResponse``
-    (its ``model_response.result``); anything else answered nothing.
-    """
-    from langchain_core.messages import AIMessage  # loaded already: a model was called
-
-    if isinstance(response, AIMessage):
-        return [response]
-    inner = getattr(response, "model_response", response)
-    result = getattr(inner, "result", None)
-    return list(result) if isinstance(result, list) else []
-
-
-@dataclass
-class TurnOutcome:
-    """How a prompt turn ended; the stop-reason hook reads it."""
-
-    cancelled: bool = False
-    last_message: Any = None
-    """The last ``AIMessage`` the model produced in this turn, if any."""
-    finish_reason: str | None = None
-    """The provider's ``finish_reason`` / ``stop_reason`` from the last model response."""
-    model_calls: int = 0
-    tool_calls: int = 0
-    error: BaseException | None = None
-    interrupted: bool = False
-    """The graph stopped on an interrupt nobody resumed."""
-    paused: bool = False
-    """The graph waits for an answer (:class:`TurnPaused`): its interrupts stay pending for the next prompt."""
-    usage: dict[str, int] = field(default_factory=dict)
-    """Token totals of the turn's model calls, summed from their ``usage_metadata``:
-    ``input_tokens``, ``output_tokens``, ``total_tokens``, and when reported ``cache_read``,
-    ``cache_creation``, ``reasoning``."""

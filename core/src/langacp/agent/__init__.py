@@ -10,6 +10,7 @@ hands over to the part that does the work:
 - :mod:`~langacp.agent.prompting`: ``session/prompt`` (slash commands, turns) and ``session/cancel``;
 - :mod:`~langacp.agent.settings`: ``session/set_mode`` and ``session/set_config_option``;
 - :mod:`~langacp.agent.registry`: the live sessions (open, restore, save, close);
+- :mod:`~langacp.agent.live_session`: one live session (its graph, outbox, running turn);
 - :mod:`~langacp.agent.loader`: the target and the session store, loaded in the background;
 - :mod:`~langacp.agent.responses`: the one builder of the session responses.
 """
