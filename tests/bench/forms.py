@@ -51,6 +51,14 @@ Rows (``×`` = served / bare unless said otherwise):
   response; the answer must be ``done: N``. Throughput ratio. A second line shows the CPU time
   (every thread) the agent process used for that turn (bare: the probe process's, around its
   run); time ratio. The machine's load moves it much less than the wall time.
+- **tools, paired** (``graph`` and ``factory`` both measured): what the factory form adds per
+  tool call over the graph form, in agent CPU. Each round spawns both forms side by side and
+  runs ``--pairs`` pairs of ``tools K`` turns (``--pair-calls`` K, each in a new session), the
+  two forms of a pair one right after the other, which goes first alternating (ABBA), so the
+  machine's load hits both alike; per pair: (factory CPU - graph CPU) / K. The row shows the
+  median of those differences over every pair of every round, their inter-quartile range and a
+  95 % bootstrap interval of the median (:func:`paired_summary`): the goal (within 0.5 ms) is met
+  when the interval's upper end is below it.
 - **concurrent**: S sessions each streaming ``long M`` at once; bare runs S threads at once.
   Throughput ratio.
 - **cold**: spawn → ``initialize`` → ``session/new`` answered; bare: spawn → the graph module
@@ -75,6 +83,7 @@ Rows (``×`` = served / bare unless said otherwise):
 
 ``--rows tools,concurrent`` measures only those rows (keys: stream, tools, concurrent, cold,
 new, rss, closed_kb, load), for a quicker before/after of one change; it cannot be recorded.
+``--pairs 0`` leaves the paired tools row out.
 
 ``--record`` writes the ratios to ``tests/bench/baseline.json`` and the table into
 ``docs/benchmarks.md`` (with the date and the machine). ``--compare`` fails (exit 2) when a
@@ -121,6 +130,13 @@ DOC_START = "<!-- forms:start -->"
 DOC_END = "<!-- forms:end -->"
 TOLERANCE = 0.10
 YIELD = base.YIELD_DELAY
+PAIRS = 12
+"""Pairs of ``tools K`` turns (graph, factory) per round for the paired tools row (``--pairs``)."""
+PAIR_CALLS = 50
+"""Tool calls per turn of the paired tools row (``--pair-calls``)."""
+PAIR_FORMS = (("graph", "factory"), ("graph@base", "factory@base"))
+"""The (graph, factory) forms compared pair by pair, when both are measured."""
+BOOTSTRAP = 2000
 
 
 @dataclass(frozen=True)
@@ -421,6 +437,68 @@ async def measure_served(form: Form, sizes: Sizes, skip: set[str]) -> dict[str, 
     return out
 
 
+async def measure_pairs(graph: Form, factory: Form, pairs: int, calls: int, first: int = 0) -> list[float]:
+    """(factory - graph) agent CPU seconds per tool call, one per pair of ``tools calls`` turns.
+
+    Both forms are spawned side by side (each process once; its CPU read from its process CPU
+    clock, every thread, to the nanosecond); each pair runs one turn in each,
+    in a new session each, one right after the other; the form that goes first alternates
+    (ABBA, starting with the graph when ``first`` is 0), so a drift in the machine's load
+    cancels out over the pairs. A warm-up turn in each comes first.
+    """
+    clients = {form.name: base._make_client() for form in (graph, factory)}
+    for client in clients.values():
+        client.answer = "allow_always"
+    env = {base.DELAY_ENV: repr(YIELD), "LANGACP_MAX_MODEL_CALLS": "0"}
+    async with contextlib.AsyncExitStack() as stack:
+        served = {}
+        for form in (graph, factory):
+            conn, process = await stack.enter_async_context(
+                base.agent_process(clients[form.name], YIELD, store=[], env={**env, **form.env}, command=form.command)
+            )
+            await base._initialize(conn)
+            clock = base.cpu_clock(process.pid)
+            if clock is None:
+                raise base.BenchmarkError(f"{form.name}: its process CPU clock cannot be read")
+            served[form.name] = (conn, clock)
+
+        async def cpu_per_call(name: str) -> float:
+            conn, clock = served[name]
+            session = await base._new_session(conn)
+            cpu0 = time.clock_gettime(clock)
+            stop = await _turn(conn, session, f"tools {calls}")
+            cpu = time.clock_gettime(clock) - cpu0
+            text = clients[name].full_text(session)
+            if stop != "end_turn" or not text.endswith(f"done: {calls}"):
+                raise base.BenchmarkError(f"{name}: tools (paired): stop {stop!r}, text {text[-80:]!r}")
+            clients[name].updates.clear()
+            return cpu / calls
+
+        for name in served:
+            await cpu_per_call(name)
+        diffs = []
+        for index in range(pairs):
+            order = [graph.name, factory.name] if (index + first) % 4 in (0, 3) else [factory.name, graph.name]
+            measured = {name: await cpu_per_call(name) for name in order}
+            diffs.append(measured[factory.name] - measured[graph.name])
+    return diffs
+
+
+def paired_summary(diffs: list[float], resamples: int = BOOTSTRAP) -> tuple[float, float, float, float, float]:
+    """The median of ``diffs``, its quartiles and a 95 % bootstrap interval of the median (low, high).
+
+    The interval resamples the pairs with replacement (a fixed seed, so one run's table is
+    reproducible from its numbers) and takes the 2.5th and 97.5th percentiles of the medians.
+    """
+    import random
+
+    rng = random.Random(33)
+    medians = sorted(statistics.median(rng.choices(diffs, k=len(diffs))) for _ in range(resamples))
+    q1, _, q3 = statistics.quantiles(diffs, n=4) if len(diffs) > 1 else (diffs[0],) * 3
+    low, high = medians[int(0.025 * resamples)], medians[min(resamples - 1, int(0.975 * resamples))]
+    return statistics.median(diffs), q1, q3, low, high
+
+
 # -- bare measurements ----------------------------------------------------------------------------
 
 
@@ -612,6 +690,8 @@ class Results:
     load_checkpoint_cpu: float = 0.0
     mode: str = "lean"
     """Where langacp and the bare graph ran: ``lean`` environments or this interpreter (``dev``)."""
+    pairs: dict[str, list[float]] = field(default_factory=dict)
+    """The paired tools row: per factory form, (factory - graph) agent CPU seconds per tool call, one per pair."""
 
     def values(self, form: str, key: str) -> list[float]:
         return [r[form][key] for r in self.rounds if form in r and key in r[form]]
@@ -660,6 +740,16 @@ async def run(
                 results.failures[name] = str(exc).splitlines()[0][:200]
             gc.collect()
         results.rounds.append(round_values)
+        if wanted("tools") and PAIRS > 0:
+            for graph_name, factory_name in PAIR_FORMS:
+                pair = [f for f in forms if f.name in (graph_name, factory_name)]
+                if len(pair) == 2:
+                    print(
+                        f"round {index + 1}/{sizes.rounds}: {factory_name} - {graph_name}", file=sys.stderr, flush=True
+                    )
+                    graph_form, factory_form = sorted(pair, key=lambda f: f.name != graph_name)
+                    diffs = await measure_pairs(graph_form, factory_form, PAIRS, PAIR_CALLS, first=index % 2)
+                    results.pairs.setdefault(factory_name, []).extend(diffs)
     for name, attr in () if only_load or not wanted("closed_kb") else (("graph", "graph"), ("factory", "agent")):
         print(f"closed-session probe: {name}", file=sys.stderr, flush=True)
         results.closed_kb[name] = await closed_kb(attr, sizes.rss_sessions, main)
@@ -744,6 +834,8 @@ def render(results: Results) -> str:
         cells.append(f"{max(peer_cmp):.2f}×" if peer_cmp else "–")
         cells.append(row.goal)
         lines.append("| " + " | ".join(cells) + " |")
+    if results.pairs:
+        lines.append(paired_row(results, forms))
     kb = results.closed_kb
     if kb:
         kb_cells = [f"{kb[f]:.1f} KB" if f in kb else "–" for f in forms]
@@ -767,6 +859,18 @@ def render(results: Results) -> str:
     ]
     notes += [f"- {name} failed: {reason}" for name, reason in results.failures.items()]
     return "\n".join(lines + notes)
+
+
+def paired_row(results: Results, forms: list[str]) -> str:
+    """The paired tools row: per factory form, the median per-call difference, its IQR and 95 % interval."""
+    cells = ["–"] * len(forms)
+    for form, diffs in results.pairs.items():
+        median, q1, q3, low, high = (v * 1000 for v in paired_summary(diffs))
+        cells[forms.index(form)] = (
+            f"**{median:+.2f} ms** (IQR {q1:+.2f}…{q3:+.2f}, 95 % {low:+.2f}…{high:+.2f}; {len(diffs)} pairs)"
+        )
+    label = f"… factory − graph, agent CPU per tool call ({PAIR_CALLS} calls a turn, paired)"
+    return f"| {label} | " + " | ".join(cells) + " | – | ≤ +0.5 ms |"
 
 
 def load_rows(results: Results, forms: list[str]) -> list[str]:
@@ -880,6 +984,7 @@ def _only_rows(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Non
 
 
 def main(argv: list[str] | None = None) -> int:
+    global PAIRS, PAIR_CALLS
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, one round (a smoke run)")
     parser.add_argument("--rounds", type=int, help="rounds (default 3; --quick 1)")
@@ -900,11 +1005,21 @@ def main(argv: list[str] | None = None) -> int:
         "--compare", nargs="?", const="", metavar="REF", help="fail if a ratio is >10%% worse than recorded (at REF)"
     )
     parser.add_argument("--rows", metavar="KEY,...", help=f"measure only these rows ({', '.join(ROW_KEYS)})")
+    parser.add_argument(
+        "--pairs",
+        type=int,
+        default=PAIRS,
+        help=f"pairs of tools turns per round, paired row (default {PAIRS}; 0: none)",
+    )
+    parser.add_argument(
+        "--pair-calls", type=int, default=PAIR_CALLS, help=f"tool calls per paired turn (default {PAIR_CALLS})"
+    )
     parser.add_argument("--bare-rss", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--bare-probe", help=argparse.SUPPRESS)
     parser.add_argument("--closed-probe", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     _only_rows(parser, args)
+    PAIRS, PAIR_CALLS = max(0, args.pairs), max(1, args.pair_calls)
     if args.only_load and (args.record or args.compare is not None):
         parser.error("--only-load measures one row: it cannot --record or --compare")
     if args.bare_rss:
@@ -948,6 +1063,7 @@ def main(argv: list[str] | None = None) -> int:
             "rounds": results.rounds,
             "ratios": current,
             "failures": results.failures,
+            "pairs": results.pairs,
         }
         Path(args.json).write_text(json.dumps(payload, indent=2) + "\n")
     if args.record:
