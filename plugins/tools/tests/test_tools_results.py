@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from langchain_core.messages import ToolMessage
+from langchain_core.messages import AIMessage, ToolMessage
 
 from langacp.types import SessionContext, ToolCallInfo
 from langacp_tools import plugin
-from langacp_tools.diffs import MAX_BYTES, capture_before
+from langacp_tools.diffs import MAX_BYTES, capture_before, state
+from langacp_tools.middleware import DiffCapture
 from langacp_tools.results import content_blocks, result_content
 
 
@@ -132,3 +133,32 @@ def test_a_call_that_is_not_an_edit_reads_nothing_when_it_finished(tmp_path: Pat
     session = _session(tmp_path)
     call = ToolCallInfo("c1", "read_file", {"path": "f.txt"})
     assert plugin.langacp_tool_finished(call, ToolMessage(content="x", tool_call_id="c1"), session) is None
+
+
+async def test_the_capture_asks_the_kind_only_of_calls_that_name_a_file(tmp_path: Path) -> None:
+    session = _session(tmp_path)
+    (Path(session.cwd) / "f.txt").write_text("before\n")
+    asked: list[str] = []
+
+    class EveryCallEdits:
+        def tool_kind(self, call: ToolCallInfo, _session: SessionContext) -> str:
+            asked.append(call.name)
+            return "edit"
+
+    session.plugins = EveryCallEdits()
+    answer = AIMessage(
+        content="",
+        tool_calls=[
+            {"id": "c1", "name": "add", "args": {"a": 1, "b": 2}},
+            {"id": "c2", "name": "write_file", "args": {"path": "f.txt", "content": "x"}},
+        ],
+    )
+
+    async def model(_request: object) -> AIMessage:
+        return answer
+
+    assert await DiffCapture(session).awrap_model_call(None, model) is answer  # type: ignore[arg-type]
+    assert asked == ["write_file"]
+    assert state(session).before == {"c2": (str(Path(session.cwd) / "f.txt"), "before\n")}
+    # what the kind would not have changed: an edit naming no file has nothing to capture
+    assert capture_before(ToolCallInfo("c1", "add", {"a": 1, "b": 2}), session) is None

@@ -21,7 +21,7 @@ from langchain.agents.middleware import AgentMiddleware
 from langacp.api import SessionContext, ToolCallInfo, model_call_messages, run_off_loop
 from langacp_tools.diffs import capture_before, read_after, state
 from langacp_tools.kinds import kind_of
-from langacp_tools.paths import absolute, iter_paths
+from langacp_tools.paths import absolute, first_path, iter_paths
 
 if TYPE_CHECKING:
     from langchain.agents.middleware import ModelRequest, ModelResponse
@@ -60,7 +60,9 @@ class DiffCapture(AgentMiddleware):  # type: ignore[type-arg]
         ]
         await self._learn_directories(calls)
         for call in calls:
-            if call.tool_call_id and self._kind(call) == "edit":
+            # Only a call that names a file has one to capture (capture_before reads the file its
+            # first path argument names), so a call naming none is not asked its kind: six hooks.
+            if call.tool_call_id and first_path(call.args) is not None and self._kind(call) == "edit":
                 await capture(call, self.session)
         return response
 
