@@ -39,6 +39,46 @@ def test_compat_sdk_connection_router_request_runner_and_raw_notification() -> N
     asyncio.run(main())
 
 
+def test_compat_sdk_raw_notifications_go_to_the_transport_together_unless_observed() -> None:
+    from acp.connection import Connection
+    from acp.core import AgentSideConnection
+
+    class Many:
+        def __init__(self) -> None:
+            self.calls: list[list[dict[str, Any]]] = []
+
+        async def send(self, message: dict[str, Any]) -> None:
+            self.calls.append([message])
+
+        async def send_many(self, messages: list[dict[str, Any]]) -> None:
+            self.calls.append(messages)
+
+        async def receive(self) -> dict[str, Any] | None:
+            return None
+
+        async def close(self) -> None:
+            return None
+
+    async def main() -> None:
+        for name in ("_transport", "_observers", "_raise_if_unavailable"):
+            assert hasattr(Connection(object(), Many(), listening=False), name)  # type: ignore[arg-type]
+        transport = Many()
+        conn = AgentSideConnection(object(), transport, listening=False)  # type: ignore[arg-type]
+        params = [{"sessionId": "s", "update": {"n": n}} for n in range(3)]
+        await sdk.send_raw_notifications(conn, "session/update", params)
+        expected = [{"jsonrpc": "2.0", "method": "session/update", "params": p} for p in params]
+        assert transport.calls == [expected]
+        seen: list[Any] = []
+        sdk.sdk_connection(conn).add_observer(seen.append)  # an observer sees each message: one by one
+        await sdk.send_raw_notifications(conn, "session/update", params)
+        assert transport.calls[1:] == [[m] for m in expected] and len(seen) == 3
+        await sdk.sdk_connection(conn).close()
+        with pytest.raises(ConnectionError):
+            await sdk.send_raw_notifications(conn, "session/update", params)
+
+    asyncio.run(main())
+
+
 def test_compat_sdk_route_incoming_replaces_the_router() -> None:
     from acp.core import AgentSideConnection
 

@@ -38,9 +38,14 @@ log = logging.getLogger("langacp.operations")
 
 
 def open_outbox(
-    plugins: Plugins, session: SessionContext, send: Callable[[Any], Awaitable[None]]
+    plugins: Plugins,
+    session: SessionContext,
+    send: Callable[[Any], Awaitable[None]],
+    send_many: Callable[[list[Any]], Awaitable[None]] | None = None,
 ) -> tuple[UpdateSink, Callable[[Offered | None], None]]:
     """A new session's update outbox, and the function to call once the session is answered.
+
+    ``send`` sends one update, ``send_many`` (optional) several in order (see :class:`.UpdateSink`).
 
     Sets ``session.send_update``. Updates a plugin sends while the session opens are held:
     a client cannot place an update for a session id it has not been given yet. The returned
@@ -49,7 +54,7 @@ def open_outbox(
     """
     from langacp.bridge.outbox import UpdateSink
 
-    sink = UpdateSink(send, lambda block: plugins.output_block(block, session))
+    sink = UpdateSink(send, lambda block: plugins.output_block(block, session), send_many=send_many)
     held: list[Any] | None = []
 
     async def send_update(update: Any) -> None:

@@ -135,6 +135,19 @@ class GuardedTransport:
                 return
         await self._write(encode_message(message))
 
+    async def send_many(self, messages: list[dict[str, Any]]) -> None:
+        """Write several notifications (messages with a ``method``), in order, as :meth:`send` would one
+        after the other, in one write and one drain: a replay's hundreds of updates cost one system call.
+
+        Anything but a notification (a response may belong to a v2 batch) is sent one by one with :meth:`send`.
+        """
+        if not all("method" in message for message in messages):
+            for message in messages:
+                await self.send(message)
+            return
+        if messages:
+            await self._write(b"".join(map(encode_message, messages)))
+
     async def _write(self, data: bytes) -> None:
         if self._closed:
             raise ConnectionError("the transport is closed")

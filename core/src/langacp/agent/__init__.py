@@ -102,7 +102,7 @@ class LangacpAgent:
     ) -> None:
         self.plugins = plugins
         self.loader = Loader(target_spec, store_url)
-        self.registry = SessionRegistry(plugins, self.loader, self._send_update)
+        self.registry = SessionRegistry(plugins, self.loader, self._send_update, self._send_updates)
         self.client: Client | None = None
         self._sessions = SessionMethods(self.registry)
         self._prompts = PromptMethods(self.registry, recursion_limit)
@@ -127,6 +127,14 @@ class LangacpAgent:
         if session is not None and session.ids is not None:
             update = session.ids.outgoing(update)
         await protocol.send_update(self.client, session_id, update)
+
+    async def _send_updates(self, session_id: str, updates: list[Any]) -> None:
+        """:meth:`_send_update` of each of ``updates``, in order, written together where the SDK allows."""
+        if self.client is None:
+            return
+        session = self.registry.live.get(session_id)
+        ids = session.ids if session is not None else None
+        await protocol.send_updates(self.client, session_id, updates, ids.outgoing if ids is not None else _same)
 
     def _client_system_prompt(self, system_prompt: Any) -> contextlib.AbstractContextManager[None]:
         """The client's unstable ``systemPrompt`` for the session being opened (only from a client
@@ -274,3 +282,7 @@ class LangacpAgent:
         await self.registry.close_all()
         self.registry.leases.stop()
         await self.loader.aclose()
+
+
+def _same(update: Any) -> Any:
+    return update

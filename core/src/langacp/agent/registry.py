@@ -48,7 +48,13 @@ class _Turns:
 class SessionRegistry:
     """The sessions live in this connection, and the steps that open, save and close them."""
 
-    def __init__(self, plugins: Plugins, loader: Loader, send: Callable[[str, Any], Awaitable[None]]) -> None:
+    def __init__(
+        self,
+        plugins: Plugins,
+        loader: Loader,
+        send: Callable[[str, Any], Awaitable[None]],
+        send_many: Callable[[str, list[Any]], Awaitable[None]] | None = None,
+    ) -> None:
         self.plugins = plugins
         self.loader = loader
         self.client: Any = None
@@ -58,6 +64,7 @@ class SessionRegistry:
         self.protocol_version = 1  # the ACP version the connection speaks (2 once v2 is negotiated)
         self.live: dict[str, Session] = {}
         self._send = send
+        self._send_many = send_many
         self._warned_unguarded = False
         self.graphs = SharedGraphs()
         """The factory's graphs compiled per configuration (``SessionSetup.create_agent``)."""
@@ -170,7 +177,8 @@ class SessionRegistry:
             client=AliasingClient(self.client, ids) if self.client is not None else None,
             plugins=self.plugins,
         )
-        sink, release = open_outbox(self.plugins, context, functools.partial(self._send, session_id))
+        many = functools.partial(self._send_many, session_id) if self._send_many is not None else None
+        sink, release = open_outbox(self.plugins, context, functools.partial(self._send, session_id), many)
         record.data["langacp"] = {**record.data.get("langacp", {}), "mcp_servers": describe_servers(mcp_servers)}
         if isinstance(getattr(self.client_info, "name", None), str):
             record.client = self.client_info.name

@@ -22,6 +22,9 @@ log = logging.getLogger("langacp.bridge")
 
 _MAX_COALESCE = 64 * 1024
 
+_MAX_BATCH = 512
+"""Most updates handed to ``send_many`` at once."""
+
 TEXT_WINDOW = 1 / 60
 """How long after a send a stream's next tokens gather before they are sent (seconds): one frame
 of a 60 Hz display, so an editor redraws the text as often as it could show it, with fewer
@@ -62,6 +65,7 @@ class UpdateSink:
         "_max_window",
         "_queue",
         "_send",
+        "_send_many",
         "_task",
         "_timer",
         "_window",
@@ -74,9 +78,16 @@ class UpdateSink:
         *,
         window: float = TEXT_WINDOW,
         max_window: float = MAX_TEXT_WINDOW,
+        send_many: Callable[[list[Any]], Awaitable[None]] | None = None,
     ) -> None:
-        """Made on the session's event loop (a running loop is required): its sender always runs there."""
+        """Made on the session's event loop (a running loop is required): its sender always runs there.
+
+        ``send_many`` (optional) sends several updates in order, as many calls of ``send`` would,
+        logging and skipping one that fails (a closed connection raises ``ConnectionError`` or
+        ``RuntimeError``): updates queued together (a replay) are then handed to it together.
+        """
         self._send = send
+        self._send_many = send_many
         self._map_block = map_block
         self._window = window
         self._max_window = max(window, max_window)
@@ -232,16 +243,16 @@ class UpdateSink:
                     # A token that arrived while the last message was written (a producer as fast
                     # as the pipe): let the next ones join it, as after an idle pause.
                     await self._gather(loop)
-                for update in self._take():
-                    try:
-                        await self._send(update)
-                    except (ConnectionError, RuntimeError) as exc:
-                        log.warning("client connection closed; dropping session updates (%s)", exc)
-                        self._broken = True
-                        queue.clear()
-                        break
-                    except Exception:
-                        log.exception("failed to send a session update")
+                batch = self._take()
+                if self._send_many is not None:  # the plain updates queued behind it go with it
+                    while queue and len(batch) < _MAX_BATCH and queue[0].__class__ is not _Block:
+                        batch.append(queue.popleft())
+                try:
+                    await self._send_batch(batch)
+                except (ConnectionError, RuntimeError) as exc:
+                    log.warning("client connection closed; dropping session updates (%s)", exc)
+                    self._broken = True
+                    queue.clear()
                 self._last_send = loop.time()
         finally:
             # The queue is empty (nothing awaited since the loop saw it so, and every put runs on
@@ -250,6 +261,19 @@ class UpdateSink:
             if self._task is asyncio.current_task():
                 self._task = None
                 self._queue = None
+
+    async def _send_batch(self, batch: list[Any]) -> None:
+        """Send ``batch`` in order: in one call to ``send_many`` when there is one (and more than one update)."""
+        if self._send_many is not None and len(batch) > 1:
+            await self._send_many(batch)
+            return
+        for update in batch:
+            try:
+                await self._send(update)
+            except (ConnectionError, RuntimeError):
+                raise
+            except Exception:
+                log.exception("failed to send a session update")
 
     async def _gather(self, loop: asyncio.AbstractEventLoop) -> None:
         """Let tokens join the queued text: one window, times the number of sessions streaming at once."""

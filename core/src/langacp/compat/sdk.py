@@ -14,6 +14,7 @@ __all__ = [
     "sdk_router",
     "sdk_transport",
     "send_raw_notification",
+    "send_raw_notifications",
     "send_raw_request",
     "wrap_request_runner",
 ]
@@ -60,6 +61,26 @@ def wrap_request_runner(
 async def send_raw_notification(conn: Any, method: str, params: dict[str, Any]) -> None:
     """Send a JSON-RPC notification the SDK has no model for, on ``conn``'s connection."""
     await sdk_connection(conn).send_notification(method, params)
+
+
+async def send_raw_notifications(conn: Any, method: str, params: list[dict[str, Any]]) -> None:
+    """Send one notification ``method`` per item of ``params``, in order, on ``conn``'s connection.
+
+    The SDK's ``Connection.send_notification`` checks that the connection is open
+    (``_raise_if_unavailable``), frames the message, sends it and shows it to the connection's
+    observers (``_observers``). When nobody observes and the transport can write several
+    messages at once (``send_many``, :class:`~langacp.transport.GuardedTransport`), the same
+    messages go to it in one call; otherwise (or when those names are missing) each goes
+    through ``send_notification``.
+    """
+    connection = sdk_connection(conn)
+    send_many = getattr(getattr(connection, "_transport", None), "send_many", None)
+    if send_many is None or getattr(connection, "_observers", True):
+        for item in params:
+            await connection.send_notification(method, item)
+        return
+    connection._raise_if_unavailable()
+    await send_many([{"jsonrpc": "2.0", "method": method, "params": item} for item in params])
 
 
 def next_request_id(conn: Any) -> int:

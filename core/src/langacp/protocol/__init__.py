@@ -14,6 +14,8 @@ When the SDK catches up, this package shrinks.
 from __future__ import annotations
 
 import contextvars
+import logging
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from langacp.protocol.capabilities import (
@@ -67,10 +69,13 @@ __all__ = [
     "plan_update",
     "protocol_report",
     "send_update",
+    "send_updates",
     "start_tool_call",
     "system_prompt_text",
     "update_json",
 ]
+
+log = logging.getLogger("langacp.bridge")
 
 
 class ClientPrompt(NamedTuple):
@@ -159,6 +164,54 @@ async def send_update(client: Any, session_id: str, update: Any) -> None:
         return
     dumped = update_json(update) if own else sdk_update_json(update)
     await sdk.send_raw_notification(client, "session/update", {"sessionId": session_id, "update": dumped})
+
+
+async def send_updates(
+    client: Any, session_id: str, updates: list[Any], prepare: Callable[[Any], Any] = lambda update: update
+) -> None:
+    """Send ``prepare(update)`` for each of ``updates``, in order, as :func:`send_update` sends it.
+
+    Updates it writes as JSON on the SDK's connection go to it together
+    (:func:`langacp.compat.sdk.send_raw_notifications`: one write for a replay's hundreds); the
+    others (another session's, a class the SDK routes itself, any update to a client without the
+    SDK's connection) go one by one through :func:`send_update`, the order kept. An update that
+    cannot be prepared or dumped is logged and skipped, as the session's outbox skips one that
+    fails to send; a closed connection (``ConnectionError``, ``RuntimeError``) raises.
+    """
+    from langacp.compat import sdk
+
+    try:
+        sdk.sdk_connection(client)
+    except AttributeError:
+        raw = False
+    else:
+        raw = True
+    sdk_classes = _sdk_updates()
+    params: list[dict[str, Any]] = []
+    for update in updates:
+        try:
+            update = prepare(update)
+            own = isinstance(update, _OWN)
+            if raw and (own or type(update) in sdk_classes):
+                dumped = update_json(update) if own else sdk_update_json(update)
+                params.append({"sessionId": session_id, "update": dumped})
+                continue
+        except (ConnectionError, RuntimeError):
+            raise
+        except Exception:
+            log.exception("failed to send a session update")
+            continue
+        if params:
+            await sdk.send_raw_notifications(client, "session/update", params)
+            params = []
+        try:
+            await send_update(client, session_id, update)
+        except (ConnectionError, RuntimeError):
+            raise
+        except Exception:
+            log.exception("failed to send a session update")
+    if params:
+        await sdk.send_raw_notifications(client, "session/update", params)
 
 
 def sdk_update_json(update: Any) -> dict[str, Any]:
