@@ -84,7 +84,7 @@ async def test_concurrent_sessions_of_a_shared_graph_keep_their_own_objects(tmp_
             sid: [u.title for u in agent.client.of(sid) if u.session_update == "session_info_update" and u.title]
             for sid in sids
         }
-        # Every session's tools are copies of one per-process template, each with its own session's function.
+        # Every session has the one tool of each name, made once; each call acts for its own session.
         edit = 'tool edit_file {{"path": "out.txt", "old_string": "from {0}", "new_string": "edited by {0}"}}'
         edits = await asyncio.gather(*(_turn(agent, sid, edit.format(i)) for i, sid in enumerate(sids[:3])))
         assert edits == ["end_turn"] * 3

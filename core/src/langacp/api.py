@@ -43,7 +43,7 @@ from langacp.stores import (
 )
 from langacp.target import DriverTarget, SessionSetup, Target, TargetDriver, TargetError
 from langacp.terminals import AgentTerminal, open_terminal
-from langacp.tool_names import CHECK_KEY, left_out, session_tool
+from langacp.tool_names import CHECK_KEY, current_session, left_out, session_tool
 from langacp.trust import KIND_RISK, ConfigLayers, layers_for, load_layers, load_table, riskier
 from langacp.types import (
     ElicitationRefused,
@@ -107,6 +107,7 @@ __all__ = [
     "check_form_answer",
     "check_form_schema",
     "config_value_error",
+    "current_session",
     "decode_cursor",
     "encode_cursor",
     "fd_path",

@@ -13,9 +13,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from langacp.running import running_session
 from langacp.types import SessionContext
 
-__all__ = ["CHECK_KEY", "LeftOut", "left_out", "merge_tools", "origin_of", "session_tool", "tell_left_out"]
+__all__ = [
+    "CHECK_KEY",
+    "LeftOut",
+    "current_session",
+    "left_out",
+    "merge_tools",
+    "origin_of",
+    "session_tool",
+    "tell_left_out",
+]
 
 log = logging.getLogger("langacp")
 
@@ -102,6 +112,19 @@ async def tell_left_out(session: SessionContext) -> None:
         name = _name(tool) or "?"
         text = f"The plugin tool {name!r} (from {origin_of(tool)}) is named like another tool: that one runs."
         await session.notify("warning", f"Tool {name} left out", text)
+
+
+def current_session() -> SessionContext | None:
+    """The session whose turn the calling code runs in (a tool, its check, a middleware), else ``None``.
+
+    For a tool made once and offered to every session: at each call it finds the session it acts
+    for here, from the running turn (which LangChain and LangGraph carry into the graph, its tasks
+    and the worker thread of a sync tool). Such a tool must refuse to act when this is ``None``
+    (outside a turn) or a session it was not offered to; :func:`session_tool` gives a session its
+    own copy instead.
+    """
+    session: SessionContext | None = running_session()
+    return session
 
 
 _EVERY_FIELD: dict[type[Any], set[str]] = {}

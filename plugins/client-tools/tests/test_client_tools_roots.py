@@ -23,7 +23,7 @@ async def test_the_roots_the_core_resolved_need_no_worker_thread(
     await plugins.session_tools(session)
     await plugins.session_middleware(session)
     assert len(hops) == opened  # no worker thread of the plugin's own
-    held = plugin._held(session)
+    held = plugin.held_tools(session)
     assert held is not None and held.files.paths.roots == [str(real)]
 
 
@@ -34,5 +34,5 @@ async def test_a_session_the_core_did_not_open_is_resolved_in_a_worker_thread(
     session = SessionContext(session_id="s", cwd=str(link))
     await plugin.langacp_session_tools(session)
     assert len(hops) == 1
-    held = plugin._held(session)
+    held = plugin.held_tools(session)
     assert held is not None and held.files.paths.roots == [str(real)]

@@ -125,3 +125,25 @@ def test_reads_the_sessions_configuration_not_the_files(tmp_path: Path, monkeypa
     layers_for(session)  # what the core does as the session opens
     (tmp_path / ".langacp.toml").unlink()
     assert plugin.langacp_session_tools(session) == []
+
+
+async def test_one_title_tool_names_only_the_session_whose_turn_calls_it(tmp_path: Path) -> None:
+    """Made once for every session; outside a turn, or for a session it was not given, it refuses."""
+    from langchain_core.tools import ToolException
+
+    from langacp.api import SessionContext
+    from langacp.testing.turns import in_turn
+    from langacp_titles import plugin
+
+    a, b, stranger = (SessionContext(name, str(tmp_path)) for name in "abs")
+    [tool] = plugin.langacp_session_tools(a)
+    assert plugin.langacp_session_tools(b) == [tool]  # the same object
+    await in_turn(b, lambda: tool.ainvoke({"title": "Named by b"}))
+    assert (a.title, b.title, stranger.title) == (None, "Named by b", None)
+    for attempt in (
+        lambda: tool.ainvoke({"title": "x"}),
+        lambda: in_turn(stranger, lambda: tool.ainvoke({"title": "x"})),
+    ):
+        with pytest.raises(ToolException, match="runs only in a turn of a session it was given to"):
+            await attempt()
+    assert (a.title, b.title, stranger.title) == (None, "Named by b", None)

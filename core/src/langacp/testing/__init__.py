@@ -7,6 +7,8 @@
   ``serve_in_process(...)``, the same agent in the test's event loop (fast, same interface).
 * :mod:`langacp.testing.calls`: what a client saw of each tool call (``tool_calls``, ``only_call``).
 * :mod:`langacp.testing.polling`: wait for a process to go, a file to be written, a condition.
+* :mod:`langacp.testing.turns`: ``in_turn(session, work)``, code run as in a session's turn (for a
+  tool made once that finds its session with ``langacp.api.current_session()``).
 * :mod:`langacp.testing.editor`: ``EditorClient``, a test client that reads and writes files and
   runs terminals for real, like an editor (or declares none of it).
 

@@ -33,7 +33,8 @@ SYSTEM_PROMPT = (
 )
 
 
-def _held(session: SessionContext) -> ClientTools | None:
+def held_tools(session: SessionContext) -> ClientTools | None:
+    """The session's tools, if this plugin made them."""
     return session.scratch(_Held).tools
 
 
@@ -53,7 +54,7 @@ async def _of(session: SessionContext) -> ClientTools:
 
 @hookimpl
 async def langacp_session_tools(session: SessionContext) -> list[Any]:
-    return (await _of(session)).tools()
+    return (await _of(session)).shared_tools()
 
 
 @hookimpl
@@ -64,7 +65,7 @@ async def langacp_session_middleware(session: SessionContext) -> list[Any]:
 @hookimpl
 def langacp_tool_start_content(call: ToolCallInfo, session: SessionContext) -> list[Any] | None:
     """The diff a write or an edit proposes, against the editor's buffer (``None``: not read through the editor)."""
-    tools = _held(session)
+    tools = held_tools(session)
     if tools is None or not tools.seen:
         return None
     from langacp_client_tools.preview import proposed_diff
@@ -74,7 +75,7 @@ def langacp_tool_start_content(call: ToolCallInfo, session: SessionContext) -> l
 
 @hookimpl
 def langacp_prompt_finished(session: SessionContext) -> None:
-    tools = _held(session)
+    tools = held_tools(session)
     if tools is not None:
         tools.seen.clear()
 
@@ -87,12 +88,12 @@ def langacp_system_prompt(session: SessionContext) -> str:
 @hookimpl(trylast=True)
 def langacp_tool_kind(call: ToolCallInfo, session: SessionContext) -> str | None:
     """Our tools' kinds when no other plugin (langacp-tools, with its user pins) maps them."""
-    tools = _held(session)
+    tools = held_tools(session)
     return KINDS.get(call.name) if tools is not None and tools.runs(call.name) else None
 
 
 @hookimpl
 async def langacp_session_closed(session: SessionContext) -> None:
-    tools = _held(session)
+    tools = held_tools(session)
     if tools is not None:
         await tools.commands.aclose()

@@ -6,11 +6,13 @@ in its thread). Failures the model can act on come back as failed tool results.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Annotated, Any
 
-from langchain_core.tools import BaseTool, InjectedToolCallId, StructuredTool
+from langchain_core.tools import BaseTool, InjectedToolCallId, StructuredTool, ToolException
 
-from langacp.api import SessionContext, SessionPaths, session_tool
+from langacp.api import SessionContext, SessionPaths, current_session, session_tool
 from langacp_client_tools.access import ClientAccess, client_access, path_check
 from langacp_client_tools.commands import CommandRunner
 from langacp_client_tools.files import Artifact, FileOps
@@ -19,7 +21,7 @@ from langacp_client_tools.settings import Settings
 if TYPE_CHECKING:
     from langacp_client_tools.preview import Seen
 
-__all__ = ["TOOL_NAMES", "ClientTools", "make_client_tools"]
+__all__ = ["TOOL_NAMES", "ClientTools", "make_client_tools", "running_tools"]
 
 CHECK_KEY = "langacp_check"
 """Tool metadata the core's tool guard runs before the permission policy (``langacp.middleware.CHECK_KEY``)."""
@@ -63,8 +65,8 @@ class ClientTools:
         self.commands = CommandRunner(session, self.access, self.settings, self.files.paths)
         self.seen: dict[str, Seen] = {}
         """Buffers read for the diffs the model's writes and edits propose, by tool call id."""
-        self.made: dict[str, BaseTool] = {}
-        """The tools handed to the session's agent, by name."""
+        self.made: Mapping[str, BaseTool] = {}
+        """The tools handed to the session's agent, by name (the plugin's: one mapping for every session)."""
 
     def runs(self, name: str) -> bool:
         """Whether the agent's tool called ``name`` is ours (the app's own tool of that name wins a clash)."""
@@ -101,8 +103,16 @@ class ClientTools:
     ) -> tuple[str, dict[str, str] | None]:
         return await self.commands.run(command, cwd, timeout, tool_call_id)
 
+    def shared_tools(self) -> list[BaseTool]:
+        """The four tools as the plugin offers them: made once per process and given to every session,
+        each call acting for the session whose turn makes it (:func:`running_tools`), never another."""
+        run = RUN.format(timeout=self.settings.timeout, max_timeout=self.settings.max_timeout)
+        made, self.made = _shared(run)
+        return list(made)
+
     def tools(self) -> list[BaseTool]:
-        """The four tools (a failure becomes a failed tool result the model reads)."""
+        """The four tools of this session alone, each bound to it (a failure becomes a failed tool
+        result the model reads): for an agent that builds them itself (:func:`make_client_tools`)."""
         run = RUN.format(timeout=self.settings.timeout, max_timeout=self.settings.max_timeout)
         paths = self.files.paths
         # Checked before the permission request: the user is never asked about a call that would be refused.
@@ -141,6 +151,93 @@ def _tool(coroutine: Any, name: str, description: str, checks: dict[str, Any], *
     metadata = {**(template.metadata or {}), CHECK_KEY: checks[name]}
     tool: StructuredTool = session_tool(template, coroutine=coroutine, metadata=metadata)
     return tool
+
+
+# -- the plugin's tools: one of each per process, acting for the running session --------------------
+
+
+def running_tools(name: str) -> ClientTools:
+    """The tools of the session whose turn calls our tool ``name``, if that session was offered it.
+
+    Fails closed: outside a turn (no running session), or for a session this plugin gave no tool
+    of that name (or whose agent left it out for the app's own), it raises :class:`ToolException`
+    (a failed tool result) and nothing is read, written or run.
+    """
+    from langacp_client_tools.plugin import held_tools
+
+    session = current_session()
+    tools = held_tools(session) if session is not None else None
+    if tools is None or not tools.runs(name):
+        raise ToolException(f"{name} runs only in a turn of a session it was given to; nothing was done")
+    return tools
+
+
+async def _read_file(path: str, line: int | None = None, limit: int | None = None) -> str:
+    return await running_tools("read_file").read_file(path, line, limit)
+
+
+async def _write_file(path: str, content: str) -> tuple[str, Artifact]:
+    return await running_tools("write_file").write_file(path, content)
+
+
+async def _edit_file(path: str, old_string: str, new_string: str, replace_all: bool = False) -> tuple[str, Artifact]:
+    return await running_tools("edit_file").edit_file(path, old_string, new_string, replace_all)
+
+
+async def _run_command(
+    command: str,
+    tool_call_id: Annotated[str, InjectedToolCallId],
+    cwd: str | None = None,
+    timeout: float | None = None,
+) -> tuple[str, dict[str, str] | None]:
+    return await running_tools("run_command").run_command(command, tool_call_id, cwd, timeout)
+
+
+class _RunningCheck:
+    """A shared tool's ``langacp_check``: the running session's path check (refused without one)."""
+
+    __slots__ = ("action", "files", "key", "name")
+
+    def __init__(self, name: str, key: str, action: str, *, files: bool = True) -> None:
+        self.name, self.key, self.action, self.files = name, key, action, files
+
+    def __call__(self, args: dict[str, Any]) -> str | None:
+        try:
+            tools = running_tools(self.name)
+        except ToolException as exc:
+            return str(exc)
+        check = path_check(tools.files.paths, self.key, self.action, files=self.files)
+        result: str | None = check(args)
+        return result
+
+
+_SHARED: dict[str, tuple[list[BaseTool], Mapping[str, BaseTool]]] = {}
+"""The plugin's four tools per ``run_command`` description (it names the timeouts), made once."""
+
+
+def _shared(run: str) -> tuple[list[BaseTool], Mapping[str, BaseTool]]:
+    found = _SHARED.get(run)
+    if found is None:
+        made: list[BaseTool] = [
+            StructuredTool.from_function(
+                coroutine=function,
+                name=name,
+                description=description,
+                handle_tool_error=True,
+                metadata={CHECK_KEY: _RunningCheck(name, key, action, files=files)},
+                response_format="content_and_artifact" if artifact else "content",
+            )
+            for function, name, description, key, action, files, artifact in (
+                (_read_file, "read_file", READ, "path", "read", True, False),
+                (_write_file, "write_file", WRITE, "path", "written", True, True),
+                (_edit_file, "edit_file", EDIT, "path", "edited", True, True),
+                (_run_command, "run_command", run, "cwd", "used as a working directory", False, True),
+            )
+        ]
+        found = _SHARED[run] = (made, MappingProxyType({tool.name: tool for tool in made}))
+        if len(_SHARED) > 8:  # descriptions follow the settings (timeouts): a few variants at most
+            _SHARED.pop(next(iter(_SHARED)))  # a session that has them keeps them
+    return found
 
 
 def make_client_tools(session: SessionContext, settings: Settings | None = None) -> list[BaseTool]:

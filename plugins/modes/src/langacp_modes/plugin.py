@@ -5,23 +5,15 @@ from __future__ import annotations
 import logging
 import weakref
 from collections.abc import Awaitable
-from dataclasses import dataclass
 from typing import Any
 
 from langacp.api import PermissionRule, PermissionVerdict, SessionContext, ToolCallInfo, hookimpl
 from langacp_modes import options
 from langacp_modes.mode import BASE_RULES, decide
 from langacp_modes.session import auto_accept_edits, current_mode, open_session, state_of, switch_mode
-from langacp_modes.switch_tool import SWITCH_TOOL, ask_to_switch, make_switch_tool, refusal
+from langacp_modes.switch_tool import SWITCH_TOOL, SwitchTool, ask_to_switch, make_switch_tool, offered, refusal
 
 log = logging.getLogger("langacp_modes")
-
-
-@dataclass
-class _SwitchTool:
-    """The session's ``switch_mode`` tool (``session.scratch(_SwitchTool)``), once made."""
-
-    tool: Any = None
 
 
 @hookimpl
@@ -51,18 +43,13 @@ def langacp_session_middleware(session: SessionContext) -> list[Any]:
 
 @hookimpl
 def langacp_session_tools(session: SessionContext) -> list[Any]:
-    tool = session.scratch(_SwitchTool).tool = make_switch_tool(session)
+    tool = session.scratch(SwitchTool).tool = make_switch_tool(session)
     return [tool]
 
 
 def _ours(call: ToolCallInfo, session: SessionContext) -> bool:
     """A call of our ``switch_mode`` (an app's own tool of that name wins the clash and is not ours)."""
-    if call.name != SWITCH_TOOL:
-        return False
-    from langacp.api import left_out
-
-    tool = session.scratch(_SwitchTool).tool
-    return tool is not None and not left_out(session, tool)
+    return call.name == SWITCH_TOOL and offered(session)
 
 
 @hookimpl

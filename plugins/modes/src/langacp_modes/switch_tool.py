@@ -7,9 +7,10 @@ whatever the mode; the mode changes only if the user allows it. Then the client 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from langacp.api import SessionContext, ToolCallInfo, session_tool
+from langacp.api import SessionContext, ToolCallInfo, current_session
 from langacp_modes.session import current_mode, state_of, switch_mode
 
 if TYPE_CHECKING:
@@ -17,32 +18,47 @@ if TYPE_CHECKING:
 
     from langacp_modes.config import ModeConfig
 
-__all__ = ["SWITCH_TOOL", "ask_to_switch", "make_switch_tool", "notify_mode_changed", "refusal"]
+__all__ = [
+    "SWITCH_TOOL",
+    "SwitchTool",
+    "ask_to_switch",
+    "make_switch_tool",
+    "notify_mode_changed",
+    "offered",
+    "refusal",
+]
 
 SWITCH_TOOL = "switch_mode"
 
 
 def make_switch_tool(session: SessionContext) -> BaseTool:
-    """The ``switch_mode`` tool of one session."""
+    """The ``switch_mode`` tool for ``session``: one per set of modes, made once and offered to every
+    session with those modes; each call acts for the session whose turn makes it (:func:`_switch`)."""
     from langchain_core.tools import StructuredTool  # not at import: plugins load before initialize
 
-    async def run(mode_id: str, reason: str = "") -> str:
-        if current_mode(session).id == mode_id:
-            return f"Already in {current_mode(session).name} mode."
-        if not switch_mode(session, mode_id):  # the permission check refuses unknown ids first
-            return refusal(session, mode_id) or f"unknown mode {mode_id!r}"
-        await notify_mode_changed(session)
-        return f"The user switched the session to {current_mode(session).name} mode."
-
     description = _description(state_of(session).config)
-    template = _TEMPLATES.get(description)
-    if template is None:
-        made = StructuredTool.from_function(coroutine=run, name=SWITCH_TOOL, description=description)
-        template = _TEMPLATES[description] = made.model_copy(update={"coroutine": None})
-        if len(_TEMPLATES) > 16:  # one per set of modes (the configuration files): a few at most
-            _TEMPLATES.pop(next(iter(_TEMPLATES)))
-    tool: BaseTool = session_tool(template, coroutine=run)  # this session's function: no schema derived again
+    tool = _TOOLS.get(description)
+    if tool is None:
+        tool = _TOOLS[description] = StructuredTool.from_function(
+            coroutine=_switch, name=SWITCH_TOOL, description=description
+        )
+        if len(_TOOLS) > 16:  # one per set of modes (the configuration files): a few at most
+            _TOOLS.pop(next(iter(_TOOLS)))  # a session that has it keeps it
     return tool
+
+
+async def _switch(mode_id: str, reason: str = "") -> str:
+    from langchain_core.tools import ToolException
+
+    session = current_session()
+    if session is None or not offered(session):  # fails closed: no turn, or a session never given the tool
+        raise ToolException(f"{SWITCH_TOOL} runs only in a turn of a session it was given to; nothing was done")
+    if current_mode(session).id == mode_id:
+        return f"Already in {current_mode(session).name} mode."
+    if not switch_mode(session, mode_id):  # the permission check refuses unknown ids first
+        return refusal(session, mode_id) or f"unknown mode {mode_id!r}"
+    await notify_mode_changed(session)
+    return f"The user switched the session to {current_mode(session).name} mode."
 
 
 def _description(config: ModeConfig) -> str:
@@ -57,9 +73,23 @@ def _description(config: ModeConfig) -> str:
     return str(description)
 
 
-_TEMPLATES: dict[str, BaseTool] = {}
-"""The tool as first made for a set of modes, holding no session's function: later sessions get a
-copy with their own (``from_function`` derives the argument schema, a pydantic model, each time)."""
+_TOOLS: dict[str, BaseTool] = {}
+"""The tool made for each set of modes (its description lists them)."""
+
+
+@dataclass
+class SwitchTool:
+    """The ``switch_mode`` tool offered to a session (``session.scratch(SwitchTool)``), once made."""
+
+    tool: Any = None
+
+
+def offered(session: SessionContext) -> bool:
+    """Whether ``session`` was given our ``switch_mode`` and its agent has it (not the app's own)."""
+    from langacp.api import left_out
+
+    tool = session.scratch(SwitchTool).tool
+    return tool is not None and not left_out(session, tool)
 
 
 def refusal(session: SessionContext, mode_id: Any) -> str | None:

@@ -11,9 +11,10 @@ Configuration (``[titles]`` in ``.langacp.toml`` or ``~/.config/langacp/config.t
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from langacp.api import SessionContext, ToolCallInfo, hookimpl, layers_for, session_tool
+from langacp.api import SessionContext, ToolCallInfo, current_session, hookimpl, layers_for, left_out
 from langacp_titles.text import clean_title, title_from_prompt
 from langacp_titles.titles import set_title
 
@@ -65,28 +66,42 @@ def _agent_tool(session: SessionContext) -> bool:
 def langacp_session_tools(session: SessionContext) -> list[Any]:
     if not _agent_tool(session):
         return []
-    from langchain_core.tools import StructuredTool
+    global _TOOL
+    if _TOOL is None:  # one for every session: each call acts for the session whose turn makes it
+        from langchain_core.tools import StructuredTool
 
-    async def set_session_title(title: str) -> str:
-        """Name this conversation: a short title (at most 60 characters) saying what it is about.
-
-        The editor shows it in its list of sessions. Use it once the topic is clear, or when
-        the topic changes.
-        """
-        clean = clean_title(title)
-        if clean is None:
-            raise ValueError("the title is empty")
-        await set_title(session, clean, "agent")
-        return f"The session is now titled {clean!r}."
-
-    global _TEMPLATE
-    if _TEMPLATE is None:  # the same for every session but the function
-        made = StructuredTool.from_function(coroutine=set_session_title, name=TOOL_NAME)
-        _TEMPLATE = made.model_copy(update={"coroutine": None})
-    return [session_tool(_TEMPLATE, coroutine=set_session_title)]  # no schema derived again
+        _TOOL = StructuredTool.from_function(coroutine=set_session_title, name=TOOL_NAME)
+    session.scratch(_Offered).tool = _TOOL
+    return [_TOOL]
 
 
-_TEMPLATE: Any = None
+@dataclass
+class _Offered:
+    """Our ``set_session_title`` as given to a session (``session.scratch(_Offered)``)."""
+
+    tool: Any = None
+
+
+_TOOL: Any = None
+
+
+async def set_session_title(title: str) -> str:
+    """Name this conversation: a short title (at most 60 characters) saying what it is about.
+
+    The editor shows it in its list of sessions. Use it once the topic is clear, or when
+    the topic changes.
+    """
+    from langchain_core.tools import ToolException
+
+    session = current_session()
+    tool = session.scratch(_Offered).tool if session is not None else None
+    if session is None or tool is None or left_out(session, tool):  # fails closed: no turn, or not given it
+        raise ToolException(f"{TOOL_NAME} runs only in a turn of a session it was given to; nothing was done")
+    clean = clean_title(title)
+    if clean is None:
+        raise ValueError("the title is empty")
+    await set_title(session, clean, "agent")
+    return f"The session is now titled {clean!r}."
 
 
 @hookimpl
