@@ -36,6 +36,12 @@ def schema(acp_sdk: Path) -> Schema:
 
 
 @pytest.fixture(scope="session")
+def v2_schema(acp_sdk: Path) -> Schema:
+    """The v2 schema (``schema/v2/schema.json``), against which the v2 tests check what the agent sends."""
+    return Schema(acp_sdk / "schema" / "v2" / "schema.json")
+
+
+@pytest.fixture(scope="session")
 def schemas(acp_sdk: Path) -> tuple[Schema, Schema]:
     """The unstable and the stable v1 schema (``schema.unstable.json``, ``schema.json``)."""
     folder = acp_sdk / "schema" / "v1"

@@ -17,17 +17,12 @@ from typing import Any
 import pytest
 
 from acp_schema import Schema
-from v2_client import V2Agent, load_v2_schema, v2_agent
+from v2_client import V2Agent, v2_agent
 
 pytestmark = pytest.mark.asyncio
 
 TARGET = "langacp.testing.agent:agent"
 SECRET = "TOP SECRET outside the project"
-
-
-@pytest.fixture(scope="module")
-def schema(tmp_path_factory: pytest.TempPathFactory) -> Schema:
-    return load_v2_schema(tmp_path_factory)
 
 
 @pytest.fixture
@@ -60,7 +55,7 @@ async def call(agent: V2Agent, sid: str, name: str, **args: Any) -> dict[str, An
     return merged
 
 
-async def test_v2_client_gets_the_local_tools_confined(tmp_path: Path, project: Path, schema: Schema) -> None:
+async def test_v2_client_gets_the_local_tools_confined(tmp_path: Path, project: Path, v2_schema: Schema) -> None:
     outside = project.parent / "outside"
     asked: list[str] = []
 
@@ -72,7 +67,7 @@ async def test_v2_client_gets_the_local_tools_confined(tmp_path: Path, project: 
             return {"outcome": {"outcome": "selected", "optionId": params["options"][0]["optionId"]}}
         return {}
 
-    async with v2_agent(TARGET, tmp_path, schema, plugins=["client-tools"]) as agent:
+    async with v2_agent(TARGET, tmp_path, v2_schema, plugins=["client-tools"]) as agent:
         agent.on_request = answer
         # A confused client: v1's fs and terminal capabilities in a v2 initialize.
         init = await agent.initialize(fs={"readTextFile": True, "writeTextFile": True}, terminal=True)

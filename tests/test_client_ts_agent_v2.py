@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 
-from langacp.client import AcpConnection, LocalHandler, PermissionPolicy, PermissionRequest, RecordingHandler
+from langacp.client import AcpConnection, PermissionPolicy, PermissionRequest, RecordingHandler
+from langacp.testing.handlers import CollectingHandler
 from ts_agent_support import NoNode, install_ts_agent, npm_dir
 
 V2_CHAT = {**os.environ, "LANGACP_CHAT_PROTOCOL": "2"}
@@ -29,24 +30,6 @@ def project(tmp_path: Path) -> Path:
     return tmp_path
 
 
-class Seen(LocalHandler):
-    """Serves no fs or terminal (v2 has none); keeps every update and permission request."""
-
-    def __init__(self) -> None:
-        super().__init__(fs=False, terminal=False)
-        self.updates: list[Any] = []
-        self.requests: list[PermissionRequest] = []
-
-    def on_update(self, session_id: str, update: Any) -> None:
-        self.updates.append(update)
-
-    def on_permission_request(self, request: PermissionRequest) -> None:
-        self.requests.append(request)
-
-    def tool_updates(self, tool_call_id: str) -> list[Any]:
-        return [u for u in self.updates if getattr(u, "tool_call_id", None) == tool_call_id]
-
-
 async def _connect(conn: AcpConnection, command: list[str], project: Path, version: int | None = None) -> str:
     await conn.spawn(command[0], command[1:], cwd=project)
     await conn.initialize(protocol_version=version)
@@ -54,7 +37,7 @@ async def _connect(conn: AcpConnection, command: list[str], project: Path, versi
 
 
 async def test_turn_with_tool_calls_text_and_a_permission(ts_agent_v2: list[str], project: Path) -> None:
-    seen = Seen()
+    seen = CollectingHandler()
     async with AcpConnection(seen, PermissionPolicy(allow=["edit"])) as conn:
         await conn.spawn(ts_agent_v2[0], ts_agent_v2[1:], cwd=project)
         init = await conn.initialize()  # asks for 2 by default: the handler serves no fs/terminal
@@ -90,7 +73,7 @@ async def test_turn_with_tool_calls_text_and_a_permission(ts_agent_v2: list[str]
 
 async def test_permission_rejected_by_policy_and_recorded(ts_agent_v2: list[str], project: Path) -> None:
     policy = PermissionPolicy(deny=["Modifying *"])
-    rec = RecordingHandler(inner=Seen())
+    rec = RecordingHandler(inner=CollectingHandler())
     async with AcpConnection(rec, policy) as conn:
         sid = await _connect(conn, ts_agent_v2, project)
         result = await conn.prompt(sid, "change the configuration")
@@ -104,7 +87,7 @@ async def test_permission_rejected_by_policy_and_recorded(ts_agent_v2: list[str]
 
 
 async def test_cancel_the_turn_and_cancel_one_tool_call(ts_agent_v2: list[str], project: Path) -> None:
-    seen = Seen()
+    seen = CollectingHandler()
     async with AcpConnection(seen) as conn:
         sid = await _connect(conn, ts_agent_v2, project)
         stream = conn.stream_prompt(sid, "slow")
@@ -139,7 +122,7 @@ async def test_a_withdrawn_permission_question_stops_being_asked(ts_agent_v2: li
             raise
         return "allow"
 
-    async with AcpConnection(Seen(), PermissionPolicy(ask_else=ask)) as conn:
+    async with AcpConnection(CollectingHandler(), PermissionPolicy(ask_else=ask)) as conn:
         sid = await _connect(conn, ts_agent_v2, project)
         turn = asyncio.ensure_future(conn.prompt(sid, "ask"))
         await asyncio.wait_for(asked.wait(), 30)
@@ -149,7 +132,7 @@ async def test_a_withdrawn_permission_question_stops_being_asked(ts_agent_v2: li
 
 
 async def test_agent_terminal_shows_as_its_tool_calls_content(ts_agent_v2: list[str], project: Path) -> None:
-    seen = Seen()
+    seen = CollectingHandler()
     async with AcpConnection(seen) as conn:
         sid = await _connect(conn, ts_agent_v2, project)
         await conn.prompt(sid, "terminal")
@@ -160,7 +143,7 @@ async def test_agent_terminal_shows_as_its_tool_calls_content(ts_agent_v2: list[
 
 
 async def test_resume_replays_the_conversation(ts_agent_v2: list[str], project: Path) -> None:
-    async with AcpConnection(Seen(), PermissionPolicy(allow=["edit"])) as conn:
+    async with AcpConnection(CollectingHandler(), PermissionPolicy(allow=["edit"])) as conn:
         sid = await _connect(conn, ts_agent_v2, project)
         live = await conn.prompt(sid, "change the configuration")
         replayed: list[Any] = []
@@ -179,7 +162,7 @@ async def test_resume_replays_the_conversation(ts_agent_v2: list[str], project: 
 
 
 async def test_config_options_and_modes(ts_agent_v2: list[str], project: Path) -> None:
-    seen = Seen()
+    seen = CollectingHandler()
     async with AcpConnection(seen) as conn:
         await conn.spawn(ts_agent_v2[0], ts_agent_v2[1:], cwd=project)
         await conn.initialize()
@@ -201,7 +184,7 @@ async def test_config_options_and_modes(ts_agent_v2: list[str], project: Path) -
 
 
 async def test_auth_login_and_logout(ts_agent_v2: list[str], project: Path) -> None:
-    async with AcpConnection(Seen()) as conn:
+    async with AcpConnection(CollectingHandler()) as conn:
         sid = await _connect(conn, ts_agent_v2, project)
         assert conn.init_response is not None and [m.id for m in conn.init_response.auth_methods] == ["token"]
         assert (await conn.prompt(sid, "whoami")).text == "not logged in"
@@ -212,14 +195,14 @@ async def test_auth_login_and_logout(ts_agent_v2: list[str], project: Path) -> N
 
 
 async def test_v1_fallback(ts_agent_v2: list[str], project: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
-    async with AcpConnection(Seen()) as conn:  # the router's v1 agent, for a client asking for 1
+    async with AcpConnection(CollectingHandler()) as conn:  # the router's v1 agent, for a client asking for 1
         sid = await _connect(conn, ts_agent_v2, project, version=1)
         assert conn.protocol_version == 1 and (await conn.prompt(sid, "hi")).text == "hello from v1"
     try:
         v1_only = install_ts_agent(npm_dir(tmp_path_factory))
     except NoNode as exc:
         pytest.skip(str(exc))
-    async with AcpConnection(Seen()) as conn:  # asks for 2, the agent answers 1: v1 it is
+    async with AcpConnection(CollectingHandler()) as conn:  # asks for 2, the agent answers 1: v1 it is
         sid = await _connect(conn, v1_only, project)
         assert conn.protocol_version == 1 and conn.init_response is not None
         assert conn.init_response.protocol_version == 1

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from acp_schema import Schema, served_process
-from v2_client import RESPONSES, load_v2_schema
+from v2_client import RESPONSES, Watched
 
 pytestmark = pytest.mark.asyncio
 
@@ -28,15 +28,11 @@ TARGET = "langacp.testing.agent:agent"
 MAX_BATCH = 100  # langacp.protocol.v2.batches.MAX_BATCH, as docs/protocol.md states it
 
 
-@pytest.fixture(scope="module")
-def schema(tmp_path_factory: pytest.TempPathFactory) -> Schema:
-    return load_v2_schema(tmp_path_factory)
-
-
-class Lines:
+class Lines(Watched):
     """The agent's stdout line by line (an array line stays one list); writes raw lines to its stdin."""
 
     def __init__(self, process: asyncio.subprocess.Process, schema: Schema) -> None:
+        super().__init__()
         self.process = process
         self.schema = schema
         self.lines: list[Any] = []
@@ -45,7 +41,6 @@ class Lines:
         """Check what the agent sends against the v2 schema (not on a v1 connection)."""
         self._asked: dict[Any, str] = {}
         self._seen = 0
-        self._changed = asyncio.Event()
         self._reader = asyncio.get_running_loop().create_task(self._read())
 
     async def send_raw(self, text: str) -> None:
@@ -90,14 +85,6 @@ class Lines:
             and line.get("method") == "session/update"
             and line["params"]["sessionId"] == session_id
         ]
-
-    async def wait_for(self, predicate: Callable[[], bool], timeout: float = 30.0) -> None:
-        async def waiting() -> None:
-            while not predicate():
-                self._changed.clear()
-                await self._changed.wait()
-
-        await asyncio.wait_for(waiting(), timeout)
 
     def _check(self, message: Any) -> None:
         if not self.validating:
@@ -160,23 +147,23 @@ async def still_serving(agent: Lines, request_id: int = 99) -> None:
     assert "sessions" in await agent.call(request_id, "session/list", {})
 
 
-async def test_v2_empty_batch_is_one_invalid_request(schema: Schema, tmp_path: Path) -> None:
-    async with serving(tmp_path, schema) as agent:
+async def test_v2_empty_batch_is_one_invalid_request(v2_schema: Schema, tmp_path: Path) -> None:
+    async with serving(tmp_path, v2_schema) as agent:
         await agent.send_raw("[]")
         assert invalid_request(await agent.next_line())
         await still_serving(agent)
 
 
-async def test_v2_batch_of_notifications_gets_no_answer(schema: Schema, tmp_path: Path) -> None:
-    async with serving(tmp_path, schema) as agent:
+async def test_v2_batch_of_notifications_gets_no_answer(v2_schema: Schema, tmp_path: Path) -> None:
+    async with serving(tmp_path, v2_schema) as agent:
         await agent.send([{"jsonrpc": "2.0", "method": "_test/notify"}, {"jsonrpc": "2.0", "method": "_test/again"}])
         await agent.send(request(5, "session/list"))
         reply = await agent.next_line()
         assert isinstance(reply, dict) and reply["id"] == 5, f"the batch was answered: {agent.lines}"
 
 
-async def test_v2_invalid_entries_get_an_invalid_request_each(schema: Schema, tmp_path: Path) -> None:
-    async with serving(tmp_path, schema) as agent:
+async def test_v2_invalid_entries_get_an_invalid_request_each(v2_schema: Schema, tmp_path: Path) -> None:
+    async with serving(tmp_path, v2_schema) as agent:
         await agent.send_raw("[17, true, null]")
         answer = await agent.next_line()
         assert isinstance(answer, list) and len(answer) == 3, answer
@@ -184,16 +171,16 @@ async def test_v2_invalid_entries_get_an_invalid_request_each(schema: Schema, tm
         await still_serving(agent)
 
 
-async def test_v2_batch_of_requests_is_answered_with_one_array(schema: Schema, tmp_path: Path) -> None:
-    async with serving(tmp_path, schema) as agent:
+async def test_v2_batch_of_requests_is_answered_with_one_array(v2_schema: Schema, tmp_path: Path) -> None:
+    async with serving(tmp_path, v2_schema) as agent:
         await agent.send([request("a", "session/list"), request("b", "session/list")])
         answer = await agent.next_line()
         assert isinstance(answer, list) and [reply["id"] for reply in answer] == ["a", "b"], answer
         assert all("sessions" in reply["result"] for reply in answer)
 
 
-async def test_v2_mixed_batch_answers_the_requests_only(schema: Schema, tmp_path: Path) -> None:
-    async with serving(tmp_path, schema) as agent:
+async def test_v2_mixed_batch_answers_the_requests_only(v2_schema: Schema, tmp_path: Path) -> None:
+    async with serving(tmp_path, v2_schema) as agent:
         cwd = str(tmp_path)
         await agent.send(
             [
@@ -214,8 +201,8 @@ async def test_v2_mixed_batch_answers_the_requests_only(schema: Schema, tmp_path
         assert [s["sessionId"] for s in answer[3]["result"]["sessions"]] in ([], [answer[0]["result"]["sessionId"]])
 
 
-async def test_v2_batch_that_is_not_json_is_one_parse_error(schema: Schema, tmp_path: Path) -> None:
-    async with serving(tmp_path, schema) as agent:
+async def test_v2_batch_that_is_not_json_is_one_parse_error(v2_schema: Schema, tmp_path: Path) -> None:
+    async with serving(tmp_path, v2_schema) as agent:
         await agent.send_raw('[{"jsonrpc": "2.0", "id": 1, "method": ')
         reply = await agent.next_line()
         assert isinstance(reply, dict) and reply["id"] is None and reply["error"]["code"] == -32700
@@ -225,8 +212,8 @@ async def test_v2_batch_that_is_not_json_is_one_parse_error(schema: Schema, tmp_
         await still_serving(agent)
 
 
-async def test_v2_batch_too_large_is_refused_whole(schema: Schema, tmp_path: Path) -> None:
-    async with serving(tmp_path, schema) as agent:
+async def test_v2_batch_too_large_is_refused_whole(v2_schema: Schema, tmp_path: Path) -> None:
+    async with serving(tmp_path, v2_schema) as agent:
         await agent.send([request(i, "session/list") for i in range(MAX_BATCH)])
         answer = await agent.next_line()
         assert isinstance(answer, list) and len(answer) == MAX_BATCH, "the largest batch is served"
@@ -238,16 +225,16 @@ async def test_v2_batch_too_large_is_refused_whole(schema: Schema, tmp_path: Pat
         await still_serving(agent)
 
 
-async def test_v2_batch_with_a_repeated_id_refuses_the_repeat(schema: Schema, tmp_path: Path) -> None:
-    async with serving(tmp_path, schema) as agent:
+async def test_v2_batch_with_a_repeated_id_refuses_the_repeat(v2_schema: Schema, tmp_path: Path) -> None:
+    async with serving(tmp_path, v2_schema) as agent:
         await agent.send([request(7, "session/list"), request(7, "session/list"), request("7", "session/list")])
         answer = await agent.next_line()
         assert isinstance(answer, list) and [reply["id"] for reply in answer] == [7, 7, "7"], answer
         assert "result" in answer[0] and invalid_request(answer[1], 7) and "result" in answer[2]
 
 
-async def test_v2_slow_request_holds_only_its_own_batch(schema: Schema, tmp_path: Path) -> None:
-    async with serving(tmp_path, schema) as agent:
+async def test_v2_slow_request_holds_only_its_own_batch(v2_schema: Schema, tmp_path: Path) -> None:
+    async with serving(tmp_path, v2_schema) as agent:
         slow = (await agent.call(1, "session/new", {"cwd": str(tmp_path)}))["sessionId"]
         other = (await agent.call(2, "session/new", {"cwd": str(tmp_path)}))["sessionId"]
         prompt: Callable[[str, str], dict[str, Any]] = lambda sid, text: {  # noqa: E731
@@ -269,8 +256,8 @@ async def test_v2_slow_request_holds_only_its_own_batch(schema: Schema, tmp_path
         assert "sessions" in answer[1]["result"]
 
 
-async def test_v2_cancel_request_reaches_a_batched_request(schema: Schema, tmp_path: Path) -> None:
-    async with serving(tmp_path, schema) as agent:
+async def test_v2_cancel_request_reaches_a_batched_request(v2_schema: Schema, tmp_path: Path) -> None:
+    async with serving(tmp_path, v2_schema) as agent:
         sid = (await agent.call(1, "session/new", {"cwd": str(tmp_path)}))["sessionId"]
         text = {"sessionId": sid, "prompt": [{"type": "text", "text": "slow 30"}]}
         assert "messageId" in await agent.call(2, "session/prompt", text)
@@ -284,8 +271,8 @@ async def test_v2_cancel_request_reaches_a_batched_request(schema: Schema, tmp_p
 
 
 @pytest.mark.parametrize("version", [0, 1])
-async def test_v1_array_is_one_invalid_request_as_before(schema: Schema, tmp_path: Path, version: int) -> None:
-    async with serving(tmp_path, schema, version=version) as agent:  # v1, or not yet initialized
+async def test_v1_array_is_one_invalid_request_as_before(v2_schema: Schema, tmp_path: Path, version: int) -> None:
+    async with serving(tmp_path, v2_schema, version=version) as agent:  # v1, or not yet initialized
         for line in ("[]", json.dumps([request(1, "session/list")]), '[{"jsonrpc": "2.0", "method": "_x"}]'):
             await agent.send_raw(line)
             reply = await agent.next_line()

@@ -11,13 +11,6 @@ from pydantic import BaseModel, ValidationError
 from acp_schema import Schema
 from langacp.protocol.v2 import models as v2
 from langacp.protocol.v2.negotiation import requested_version, speaks_v2
-from v2_client import load_v2_schema
-
-
-@pytest.fixture(scope="module")
-def schema(tmp_path_factory: pytest.TempPathFactory) -> Schema:
-    return load_v2_schema(tmp_path_factory)
-
 
 VARIANT = {"sessionUpdate", "state", "type", "value", "error", "stopReason"}
 """Discriminators and variant fields the schema defines in ``anyOf`` parts, not in the definition's properties."""
@@ -71,9 +64,9 @@ def wire_names(model: type[BaseModel]) -> dict[str, bool]:
 
 
 @pytest.mark.parametrize(("model", "definition"), MODELS, ids=[d for _, d in MODELS])
-def test_v2_model_fields_are_the_schemas(schema: Schema, model: type[BaseModel], definition: str) -> None:
-    properties = set(schema.properties(definition)) - VARIANT
-    required = set(schema.defs[definition].get("required", [])) - VARIANT
+def test_v2_model_fields_are_the_schemas(v2_schema: Schema, model: type[BaseModel], definition: str) -> None:
+    properties = set(v2_schema.properties(definition)) - VARIANT
+    required = set(v2_schema.defs[definition].get("required", [])) - VARIANT
     names = wire_names(model)
     assert set(names) == properties, f"{model.__name__} differs from $defs/{definition}"
     assert {name for name, needed in names.items() if needed} == required
@@ -121,8 +114,8 @@ def samples() -> list[tuple[str, BaseModel]]:
 
 
 @pytest.mark.parametrize(("definition", "model"), samples(), ids=lambda v: getattr(v, "__name__", None))
-def test_v2_models_dump_what_the_schema_accepts(schema: Schema, definition: str, model: BaseModel) -> None:
-    schema.validate(definition, v2.wire(model))
+def test_v2_models_dump_what_the_schema_accepts(v2_schema: Schema, definition: str, model: BaseModel) -> None:
+    v2_schema.validate(definition, v2.wire(model))
 
 
 def test_v2_wire_keeps_patch_semantics() -> None:
@@ -142,17 +135,17 @@ def test_v2_wire_keeps_patch_semantics() -> None:
     assert v2.wire(v2.IdleState()) == {"sessionUpdate": "state_update", "state": "idle"}
 
 
-def test_v2_models_refuse_what_the_schema_refuses(schema: Schema) -> None:
+def test_v2_models_refuse_what_the_schema_refuses(v2_schema: Schema) -> None:
     with pytest.raises(ValidationError):
         v2.PromptResponse.model_validate({})  # messageId required
-    assert schema.errors("PromptResponse", {})
+    assert v2_schema.errors("PromptResponse", {})
     with pytest.raises(ValidationError):
         v2.PromptRequest.model_validate({"sessionId": "s", "prompt": []})  # minItems 1
-    assert schema.errors("PromptRequest", {"sessionId": "s", "prompt": []})
+    assert v2_schema.errors("PromptRequest", {"sessionId": "s", "prompt": []})
     with pytest.raises(ValidationError):
         v2.ContentChunk.model_validate({"sessionUpdate": "agent_message_chunk", "content": {"type": "text"}})
     bad: dict[str, Any] = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "x"}}
-    assert schema.errors("SessionUpdate", bad), "messageId is required in v2"
+    assert v2_schema.errors("SessionUpdate", bad), "messageId is required in v2"
 
 
 def test_v2_negotiation_picks_the_version() -> None:

@@ -9,20 +9,15 @@ from pathlib import Path
 import pytest
 
 from acp_schema import Schema, pipe_agent
-from v2_client import load_v2_schema, v2_agent
+from v2_client import v2_agent
 
 pytestmark = pytest.mark.asyncio
 
 TARGET = "langacp.testing.agent:agent"
 
 
-@pytest.fixture(scope="module")
-def schema(tmp_path_factory: pytest.TempPathFactory) -> Schema:
-    return load_v2_schema(tmp_path_factory)
-
-
-async def test_v2_initialize_negotiates_2(schema: Schema, tmp_path: Path) -> None:
-    async with v2_agent(TARGET, tmp_path, schema) as agent:
+async def test_v2_initialize_negotiates_2(v2_schema: Schema, tmp_path: Path) -> None:
+    async with v2_agent(TARGET, tmp_path, v2_schema) as agent:
         result = await agent.initialize(2)
         assert result["protocolVersion"] == 2
         assert result["info"]["name"] == "langacp" and result["info"]["version"]
@@ -43,8 +38,8 @@ async def test_v2_initialize_negotiates_2(schema: Schema, tmp_path: Path) -> Non
         agent.check()
 
 
-async def test_v2_newer_client_gets_2_and_bad_initialize_keeps_serving(schema: Schema, tmp_path: Path) -> None:
-    async with v2_agent(TARGET, tmp_path, schema) as agent:
+async def test_v2_newer_client_gets_2_and_bad_initialize_keeps_serving(v2_schema: Schema, tmp_path: Path) -> None:
+    async with v2_agent(TARGET, tmp_path, v2_schema) as agent:
         bad = await agent.request("initialize", {"protocolVersion": 2, "info": {"name": 3}})
         assert bad["error"]["code"] == -32602, bad
         assert (await agent.initialize(7))["protocolVersion"] == 2
@@ -62,16 +57,16 @@ async def test_v1_client_gets_exactly_v1(tmp_path: Path) -> None:
             assert answer["error"]["code"] == -32601, (method, answer)
 
 
-async def test_v2_says_when_sessions_are_forgotten(schema: Schema, tmp_path: Path) -> None:
+async def test_v2_says_when_sessions_are_forgotten(v2_schema: Schema, tmp_path: Path) -> None:
     """v2 has no ``loadSession`` flag: a memory store says so in ``capabilities._meta``, a kept store does not."""
     from langacp.protocol.v2.negotiation import FORGETS_SESSIONS
 
-    async with v2_agent(TARGET, tmp_path, schema, args=["--store", "memory"]) as agent:
+    async with v2_agent(TARGET, tmp_path, v2_schema, args=["--store", "memory"]) as agent:
         meta = (await agent.initialize(2))["capabilities"].get("_meta") or {}
         assert meta.get(FORGETS_SESSIONS) is True
         agent.check()
     store = ["--store", f"sqlite:///{tmp_path / 'sessions.db'}"]
-    async with v2_agent(TARGET, tmp_path, schema, args=store) as agent:
+    async with v2_agent(TARGET, tmp_path, v2_schema, args=store) as agent:
         meta = (await agent.initialize(2))["capabilities"].get("_meta") or {}
         assert FORGETS_SESSIONS not in meta
         agent.check()

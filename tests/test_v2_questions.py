@@ -16,17 +16,12 @@ from typing import Any
 import pytest
 
 from acp_schema import Schema
-from v2_client import V2Agent, load_v2_schema, v2_agent
+from v2_client import V2Agent, v2_agent
 
 pytestmark = pytest.mark.asyncio
 
 GRAPHS = Path(__file__).parents[1] / "plugins" / "elicitation" / "tests" / "elicitation_graphs.py"
 ASKER = f"{GRAPHS}:asker"
-
-
-@pytest.fixture(scope="module")
-def schema(tmp_path_factory: pytest.TempPathFactory) -> Schema:
-    return load_v2_schema(tmp_path_factory)
 
 
 async def asking(agent: V2Agent, tmp_path: Path) -> str:
@@ -42,8 +37,8 @@ def answer_text(agent: V2Agent, session_id: str) -> str:
     )
 
 
-async def test_v2_question_requires_action_until_answered(schema: Schema, tmp_path: Path) -> None:
-    async with v2_agent(ASKER, tmp_path, schema, plugins=["elicitation"]) as agent:
+async def test_v2_question_requires_action_until_answered(v2_schema: Schema, tmp_path: Path) -> None:
+    async with v2_agent(ASKER, tmp_path, v2_schema, plugins=["elicitation"]) as agent:
         sid = await asking(agent, tmp_path)
         asked: list[dict[str, Any]] = []
 
@@ -63,8 +58,8 @@ async def test_v2_question_requires_action_until_answered(schema: Schema, tmp_pa
         agent.check()
 
 
-async def test_v2_question_withdrawn_on_cancel(schema: Schema, tmp_path: Path) -> None:
-    async with v2_agent(ASKER, tmp_path, schema, plugins=["elicitation"]) as agent:
+async def test_v2_question_withdrawn_on_cancel(v2_schema: Schema, tmp_path: Path) -> None:
+    async with v2_agent(ASKER, tmp_path, v2_schema, plugins=["elicitation"]) as agent:
         sid = await asking(agent, tmp_path)
         never = asyncio.Event()
 
@@ -94,13 +89,13 @@ async def test_v2_question_withdrawn_on_cancel(schema: Schema, tmp_path: Path) -
 MODES_TARGET = f"{Path(__file__).parents[1] / 'plugins' / 'modes' / 'tests' / 'modes_agent.py'}:agent"
 
 
-async def test_v2_permission_request_withdrawn_on_cancel(schema: Schema, tmp_path: Path) -> None:
+async def test_v2_permission_request_withdrawn_on_cancel(v2_schema: Schema, tmp_path: Path) -> None:
     from langacp.testing import calls
 
     project = tmp_path / "project"
     project.mkdir()
     env = {"XDG_CONFIG_HOME": str(tmp_path / "config")}
-    async with v2_agent(MODES_TARGET, tmp_path, schema, plugins=["modes", "tools"], env=env) as agent:
+    async with v2_agent(MODES_TARGET, tmp_path, v2_schema, plugins=["modes", "tools"], env=env) as agent:
         await agent.initialize(2)
         sid = (await agent.new_session(project))["sessionId"]
         never = asyncio.Event()

@@ -15,7 +15,7 @@ import pytest
 from acp_schema import Schema
 from langacp.default_agent import DEFAULT_TARGET
 from langacp.testing import calls
-from v2_client import V2Agent, load_v2_schema, v2_agent
+from v2_client import V2Agent, v2_agent
 
 pytestmark = pytest.mark.asyncio
 
@@ -25,19 +25,14 @@ MODES_TARGET = f"{REPO / 'plugins' / 'modes' / 'tests' / 'modes_agent.py'}:agent
 MESSAGES = {"user_message_chunk", "agent_message_chunk", "agent_thought_chunk", "tool_call_update"}
 
 
-@pytest.fixture(scope="module")
-def schema(tmp_path_factory: pytest.TempPathFactory) -> Schema:
-    return load_v2_schema(tmp_path_factory)
-
-
 async def opened(agent: V2Agent, cwd: Path) -> dict[str, Any]:
     await agent.initialize(2)
     return await agent.new_session(cwd)
 
 
-async def test_v2_resume_with_replay_keeps_the_ids(schema: Schema, tmp_path: Path) -> None:
+async def test_v2_resume_with_replay_keeps_the_ids(v2_schema: Schema, tmp_path: Path) -> None:
     store = ["--store", f"sqlite:///{tmp_path / 'sessions.db'}"]
-    async with v2_agent(TARGET, tmp_path, schema, args=store) as agent:
+    async with v2_agent(TARGET, tmp_path, v2_schema, args=store) as agent:
         sid = (await opened(agent, tmp_path))["sessionId"]
         ack = await agent.prompt(sid, "echo hello")
         await agent.idle(sid)
@@ -48,7 +43,7 @@ async def test_v2_resume_with_replay_keeps_the_ids(schema: Schema, tmp_path: Pat
         assert [s["sessionId"] for s in listed["sessions"]] == [sid]
         agent.check()
 
-    async with v2_agent(TARGET, tmp_path, schema, args=store) as agent:
+    async with v2_agent(TARGET, tmp_path, v2_schema, args=store) as agent:
         await agent.initialize(2)
         bad = await agent.request(
             "session/resume", {"sessionId": sid, "cwd": str(tmp_path), "replayFrom": {"type": "x"}}
@@ -74,7 +69,7 @@ async def test_v2_resume_with_replay_keeps_the_ids(schema: Schema, tmp_path: Pat
         await agent.idle(sid)
         agent.check()
 
-    async with v2_agent(TARGET, tmp_path, schema, args=store) as agent:
+    async with v2_agent(TARGET, tmp_path, v2_schema, args=store) as agent:
         await agent.initialize(2)
         await agent.call("session/resume", {"sessionId": sid, "cwd": str(tmp_path)})
         kinds = [u["sessionUpdate"] for u in agent.updates(sid)]
@@ -85,11 +80,11 @@ async def test_v2_resume_with_replay_keeps_the_ids(schema: Schema, tmp_path: Pat
         agent.check()
 
 
-async def test_v2_permission_requires_action_with_a_title_and_subject(schema: Schema, tmp_path: Path) -> None:
+async def test_v2_permission_requires_action_with_a_title_and_subject(v2_schema: Schema, tmp_path: Path) -> None:
     project, target = tmp_path / "project", tmp_path / "project" / "out.txt"
     project.mkdir()
     env = {"XDG_CONFIG_HOME": str(tmp_path / "config")}
-    async with v2_agent(MODES_TARGET, tmp_path, schema, plugins=["modes", "tools"], env=env) as agent:
+    async with v2_agent(MODES_TARGET, tmp_path, v2_schema, plugins=["modes", "tools"], env=env) as agent:
         new = await opened(agent, project)
         sid = new["sessionId"]
         asked: list[dict[str, Any]] = []
@@ -114,9 +109,9 @@ async def test_v2_permission_requires_action_with_a_title_and_subject(schema: Sc
         agent.check()
 
 
-async def test_v2_modes_are_config_options(schema: Schema, tmp_path: Path) -> None:
+async def test_v2_modes_are_config_options(v2_schema: Schema, tmp_path: Path) -> None:
     env = {"XDG_CONFIG_HOME": str(tmp_path / "config")}
-    async with v2_agent(MODES_TARGET, tmp_path, schema, plugins=["modes", "tools"], env=env) as agent:
+    async with v2_agent(MODES_TARGET, tmp_path, v2_schema, plugins=["modes", "tools"], env=env) as agent:
         new = await opened(agent, tmp_path)
         assert "modes" not in new, "v2 has no session modes: they are a config option"
         mode = next(o for o in new["configOptions"] if o["category"] == "mode")
@@ -136,7 +131,7 @@ MODEL = "anthropic:claude-sonnet-4-5"
 KEY = "sk-ant-test-0123456789-wxyz"
 
 
-async def test_v2_auth_login_and_logout(schema: Schema, tmp_path: Path) -> None:
+async def test_v2_auth_login_and_logout(v2_schema: Schema, tmp_path: Path) -> None:
     config = tmp_path / "config"
     stored = config / "langacp" / "credentials.json"
     stored.parent.mkdir(parents=True)
@@ -150,7 +145,7 @@ async def test_v2_auth_login_and_logout(schema: Schema, tmp_path: Path) -> None:
         "ANTHROPIC_API_KEY": "",
     }
     args = ["--model", MODEL, "--store", "memory"]
-    async with v2_agent(DEFAULT_TARGET, tmp_path, schema, env=env, args=args) as agent:
+    async with v2_agent(DEFAULT_TARGET, tmp_path, v2_schema, env=env, args=args) as agent:
         result = await agent.initialize(2)
         methods = {m["methodId"]: m for m in result["authMethods"]}
         assert set(methods) == {"langacp-env"}, "no terminal method to a client without auth.terminal"

@@ -20,18 +20,13 @@ from typing import Any
 import pytest
 
 from acp_schema import Schema
-from v2_client import V2Agent, load_v2_schema, v2_agent
+from v2_client import V2Agent, v2_agent
 
 pytestmark = pytest.mark.asyncio
 
 TARGET = "langacp.testing.agent:agent"
 SLEEPER = "echo $$ > sleeper.pid; echo started; exec sleep 30"
 """The shell writes its pid, then becomes ``sleep 30`` (same pid): the process a cancel must stop."""
-
-
-@pytest.fixture(scope="module")
-def schema(tmp_path_factory: pytest.TempPathFactory) -> Schema:
-    return load_v2_schema(tmp_path_factory)
 
 
 def of_kind(agent: V2Agent, sid: str, kind: str) -> list[dict[str, Any]]:
@@ -85,8 +80,8 @@ def created(agent: V2Agent, sid: str) -> list[dict[str, Any]]:
     return [u for u in of_kind(agent, sid, "terminal_update") if "command" in u]
 
 
-async def test_a_command_is_a_terminal_with_its_output_and_exit(schema: Schema, tmp_path: Path) -> None:
-    async with v2_agent(TARGET, tmp_path, schema, plugins=["client-tools"]) as agent:
+async def test_a_command_is_a_terminal_with_its_output_and_exit(v2_schema: Schema, tmp_path: Path) -> None:
+    async with v2_agent(TARGET, tmp_path, v2_schema, plugins=["client-tools"]) as agent:
         sid = await opened(agent, tmp_path)
         ack = await run(agent, sid, "echo out; echo err >&2; exit 3")
         assert set(ack["result"]) == {"messageId"}
@@ -113,9 +108,9 @@ async def test_a_command_is_a_terminal_with_its_output_and_exit(schema: Schema, 
         agent.check()
 
 
-async def test_streamed_output_is_bounded_by_the_output_limit(schema: Schema, tmp_path: Path) -> None:
+async def test_streamed_output_is_bounded_by_the_output_limit(v2_schema: Schema, tmp_path: Path) -> None:
     env = {"LANGACP_COMMAND_OUTPUT_LIMIT": "1000"}
-    async with v2_agent(TARGET, tmp_path, schema, plugins=["client-tools"], env=env) as agent:
+    async with v2_agent(TARGET, tmp_path, v2_schema, plugins=["client-tools"], env=env) as agent:
         sid = await opened(agent, tmp_path)
         await run(agent, sid, "head -c 20000 /dev/zero | tr '\\0' a; echo; echo THE-END")
         await agent.idle(sid)
@@ -129,8 +124,8 @@ async def test_streamed_output_is_bounded_by_the_output_limit(schema: Schema, tm
         agent.check()
 
 
-async def test_terminal_cancel_stops_that_process_and_the_turn_goes_on(schema: Schema, tmp_path: Path) -> None:
-    async with v2_agent(TARGET, tmp_path, schema, plugins=["client-tools"]) as agent:
+async def test_terminal_cancel_stops_that_process_and_the_turn_goes_on(v2_schema: Schema, tmp_path: Path) -> None:
+    async with v2_agent(TARGET, tmp_path, v2_schema, plugins=["client-tools"]) as agent:
         sid = await opened(agent, tmp_path)
         terminal_id, pid = await started_sleeper(agent, sid, tmp_path)
         assert agent.states(sid) == ["running"]
@@ -156,11 +151,11 @@ async def test_terminal_cancel_stops_that_process_and_the_turn_goes_on(schema: S
         agent.check()
 
 
-async def test_terminal_cancel_refuses_unknown_and_other_sessions_terminals(schema: Schema, tmp_path: Path) -> None:
+async def test_terminal_cancel_refuses_unknown_and_other_sessions_terminals(v2_schema: Schema, tmp_path: Path) -> None:
     victim_dir, attacker_dir = tmp_path / "victim", tmp_path / "attacker"
     victim_dir.mkdir()
     attacker_dir.mkdir()
-    async with v2_agent(TARGET, tmp_path, schema, plugins=["client-tools"]) as agent:
+    async with v2_agent(TARGET, tmp_path, v2_schema, plugins=["client-tools"]) as agent:
         victim = await opened(agent, victim_dir)
         attacker: str = (await agent.new_session(attacker_dir))["sessionId"]
         unknown = await agent.request("terminal/cancel", {"sessionId": victim, "terminalId": "terminal-nope"})
@@ -181,10 +176,10 @@ async def test_terminal_cancel_refuses_unknown_and_other_sessions_terminals(sche
         agent.check()
 
 
-async def test_resume_with_replay_replays_the_call_not_the_terminal(schema: Schema, tmp_path: Path) -> None:
+async def test_resume_with_replay_replays_the_call_not_the_terminal(v2_schema: Schema, tmp_path: Path) -> None:
     store = ["--store", f"sqlite:///{tmp_path / 'sessions.db'}"]
     command = "echo ran >> runs.txt; echo done"
-    async with v2_agent(TARGET, tmp_path, schema, plugins=["client-tools"], args=store) as agent:
+    async with v2_agent(TARGET, tmp_path, v2_schema, plugins=["client-tools"], args=store) as agent:
         sid = await opened(agent, tmp_path)
         await run(agent, sid, command)
         await agent.idle(sid)
@@ -192,7 +187,7 @@ async def test_resume_with_replay_replays_the_call_not_the_terminal(schema: Sche
         agent.check()
     assert (tmp_path / "runs.txt").read_text() == "ran\n"
 
-    async with v2_agent(TARGET, tmp_path, schema, plugins=["client-tools"], args=store) as agent:
+    async with v2_agent(TARGET, tmp_path, v2_schema, plugins=["client-tools"], args=store) as agent:
         await agent.initialize(2)
         params = {"sessionId": sid, "cwd": str(tmp_path), "replayFrom": {"type": "start"}}
         await agent.call("session/resume", params)
@@ -210,8 +205,8 @@ def states(agent: V2Agent, sid: str) -> list[dict[str, Any]]:
     return of_kind(agent, sid, "state_update")
 
 
-async def test_what_a_command_leaves_running_is_listed_as_background_work(schema: Schema, tmp_path: Path) -> None:
-    async with v2_agent(TARGET, tmp_path, schema, plugins=["client-tools"]) as agent:
+async def test_what_a_command_leaves_running_is_listed_as_background_work(v2_schema: Schema, tmp_path: Path) -> None:
+    async with v2_agent(TARGET, tmp_path, v2_schema, plugins=["client-tools"]) as agent:
         sid = await opened(agent, tmp_path)
         await run(agent, sid, "echo plain")
         await agent.idle(sid)

@@ -11,16 +11,11 @@ from pathlib import Path
 import pytest
 
 from acp_schema import Schema
-from v2_client import V2Agent, load_v2_schema, v2_agent
+from v2_client import V2Agent, v2_agent
 
 pytestmark = pytest.mark.asyncio
 
 TARGET = "langacp.testing.agent:agent"
-
-
-@pytest.fixture(scope="module")
-def schema(tmp_path_factory: pytest.TempPathFactory) -> Schema:
-    return load_v2_schema(tmp_path_factory)
 
 
 def text(update: dict[str, object]) -> str:
@@ -36,8 +31,8 @@ async def started(agent: V2Agent, tmp_path: Path) -> str:
     return session_id
 
 
-async def test_v2_tool_turn_is_acknowledged_then_reported(schema: Schema, tmp_path: Path) -> None:
-    async with v2_agent(TARGET, tmp_path, schema) as agent:
+async def test_v2_tool_turn_is_acknowledged_then_reported(v2_schema: Schema, tmp_path: Path) -> None:
+    async with v2_agent(TARGET, tmp_path, v2_schema) as agent:
         sid = await started(agent, tmp_path)
         ack = await agent.prompt(sid, 'tool add {"a": 1, "b": 2}')
         assert set(ack) == {"messageId"}
@@ -60,8 +55,8 @@ async def test_v2_tool_turn_is_acknowledged_then_reported(schema: Schema, tmp_pa
         agent.check()
 
 
-async def test_v2_prompt_while_a_turn_runs_is_inserted_after_it(schema: Schema, tmp_path: Path) -> None:
-    async with v2_agent(TARGET, tmp_path, schema, env={"LANGACP_TEST_TOKEN_DELAY": "0.01"}) as agent:
+async def test_v2_prompt_while_a_turn_runs_is_inserted_after_it(v2_schema: Schema, tmp_path: Path) -> None:
+    async with v2_agent(TARGET, tmp_path, v2_schema, env={"LANGACP_TEST_TOKEN_DELAY": "0.01"}) as agent:
         sid = await started(agent, tmp_path)
         first = agent.start("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "long 40"}]})
         second = agent.start("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "echo two"}]})
@@ -78,8 +73,8 @@ async def test_v2_prompt_while_a_turn_runs_is_inserted_after_it(schema: Schema, 
         agent.check()
 
 
-async def test_v2_cancel_ends_the_turn_cancelled_and_drops_held_prompts(schema: Schema, tmp_path: Path) -> None:
-    async with v2_agent(TARGET, tmp_path, schema) as agent:
+async def test_v2_cancel_ends_the_turn_cancelled_and_drops_held_prompts(v2_schema: Schema, tmp_path: Path) -> None:
+    async with v2_agent(TARGET, tmp_path, v2_schema) as agent:
         sid = await started(agent, tmp_path)
         await agent.prompt(sid, "slow 30")
         held = agent.start("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "echo later"}]})
@@ -96,8 +91,8 @@ async def test_v2_cancel_ends_the_turn_cancelled_and_drops_held_prompts(schema: 
         agent.check()
 
 
-async def test_v2_close_cancels_the_running_turn_first(schema: Schema, tmp_path: Path) -> None:
-    async with v2_agent(TARGET, tmp_path, schema) as agent:
+async def test_v2_close_cancels_the_running_turn_first(v2_schema: Schema, tmp_path: Path) -> None:
+    async with v2_agent(TARGET, tmp_path, v2_schema) as agent:
         sid = await started(agent, tmp_path)
         await agent.prompt(sid, "slow 30")
         await agent.wait_for(lambda: any(u["sessionUpdate"] == "tool_call_update" for u in agent.updates(sid)))
@@ -108,8 +103,8 @@ async def test_v2_close_cancels_the_running_turn_first(schema: Schema, tmp_path:
         agent.check()
 
 
-async def test_v2_bad_prompts_are_errors_and_insert_nothing(schema: Schema, tmp_path: Path) -> None:
-    async with v2_agent(TARGET, tmp_path, schema) as agent:
+async def test_v2_bad_prompts_are_errors_and_insert_nothing(v2_schema: Schema, tmp_path: Path) -> None:
+    async with v2_agent(TARGET, tmp_path, v2_schema) as agent:
         sid = await started(agent, tmp_path)
         empty = await agent.request("session/prompt", {"sessionId": sid, "prompt": []})
         assert empty["error"]["code"] == -32602
@@ -129,9 +124,9 @@ async def test_v2_bad_prompts_are_errors_and_insert_nothing(schema: Schema, tmp_
         agent.check()
 
 
-async def test_v2_cancel_request_takes_a_held_prompt_out(schema: Schema, tmp_path: Path) -> None:
+async def test_v2_cancel_request_takes_a_held_prompt_out(v2_schema: Schema, tmp_path: Path) -> None:
     """``$/cancel_request`` of a prompt still waiting for insertion: -32800, and the running turn goes on."""
-    async with v2_agent(TARGET, tmp_path, schema, env={"LANGACP_TEST_TOKEN_DELAY": "0.02"}) as agent:
+    async with v2_agent(TARGET, tmp_path, v2_schema, env={"LANGACP_TEST_TOKEN_DELAY": "0.02"}) as agent:
         sid = await started(agent, tmp_path)
         await agent.prompt(sid, "long 40")
         held = agent.start("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "echo never"}]})
@@ -148,8 +143,8 @@ async def test_v2_cancel_request_takes_a_held_prompt_out(schema: Schema, tmp_pat
         agent.check()
 
 
-async def test_v2_tool_call_cancel_stops_that_call_and_the_turn_goes_on(schema: Schema, tmp_path: Path) -> None:
-    async with v2_agent(TARGET, tmp_path, schema) as agent:
+async def test_v2_tool_call_cancel_stops_that_call_and_the_turn_goes_on(v2_schema: Schema, tmp_path: Path) -> None:
+    async with v2_agent(TARGET, tmp_path, v2_schema) as agent:
         sid = await started(agent, tmp_path)
         await agent.prompt(sid, "slow 30")
 

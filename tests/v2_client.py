@@ -16,12 +16,9 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from acp_schema import Schema, served_process
-from ts_agent_support import NoNode, install_acp_sdk, npm_dir
 
-__all__ = ["RESPONSES", "V2Agent", "load_v2_schema", "v2_agent"]
+__all__ = ["RESPONSES", "V2Agent", "Watched", "v2_agent"]
 
 RESPONSES = {
     "initialize": "InitializeResponse",
@@ -42,22 +39,32 @@ RESPONSES = {
 REQUESTS = {"session/request_permission": "RequestPermissionRequest", "elicitation/create": "CreateElicitationRequest"}
 
 
-def load_v2_schema(tmp_path_factory: pytest.TempPathFactory) -> Schema:
-    """The official v2 schema from the npm package installed now (skips without node)."""
-    try:
-        package = install_acp_sdk(npm_dir(tmp_path_factory))
-    except NoNode as exc:
-        pytest.skip(str(exc))
-    return Schema(package / "schema" / "v2" / "schema.json")
-
-
 ClientHandler = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
 
 
-class V2Agent:
+class Watched:
+    """What a background task reads from the agent: :meth:`wait_for` waits until it shows something."""
+
+    def __init__(self) -> None:
+        self._changed = asyncio.Event()
+        """Set by the reader after each message (and at the end of the stream)."""
+
+    async def wait_for(self, predicate: Callable[[], bool], timeout: float = 30.0) -> None:
+        """Until ``predicate()`` holds (checked after each message the agent sends)."""
+
+        async def waiting() -> None:
+            while not predicate():
+                self._changed.clear()
+                await self._changed.wait()
+
+        await asyncio.wait_for(waiting(), timeout)
+
+
+class V2Agent(Watched):
     """The agent over real pipes, read by a background task; everything it sends is schema-checked."""
 
     def __init__(self, process: asyncio.subprocess.Process, schema: Schema) -> None:
+        super().__init__()
         self.process = process
         self.schema = schema
         self.notifications: list[dict[str, Any]] = []
@@ -68,7 +75,6 @@ class V2Agent:
         """Answers the agent's requests (a permission, a form); without one: -32601."""
         self._pending: dict[int, tuple[str, asyncio.Future[dict[str, Any]]]] = {}
         self._next = 100
-        self._changed = asyncio.Event()
         self._reader = asyncio.get_running_loop().create_task(self._read())
 
     async def send(self, message: dict[str, Any]) -> None:
@@ -113,16 +119,6 @@ class V2Agent:
             if u["sessionUpdate"] == "state_update":
                 found.append(f"idle:{u.get('stopReason')}" if u["state"] == "idle" else u["state"])
         return found
-
-    async def wait_for(self, predicate: Callable[[], bool], timeout: float = 30.0) -> None:
-        """Until ``predicate()`` holds (checked after each message the agent sends)."""
-
-        async def waiting() -> None:
-            while not predicate():
-                self._changed.clear()
-                await self._changed.wait()
-
-        await asyncio.wait_for(waiting(), timeout)
 
     async def idle(self, session_id: str, count: int = 1, timeout: float = 30.0) -> None:
         """Until ``count`` idle ``state_update`` s arrived for the session."""

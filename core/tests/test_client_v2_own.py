@@ -13,22 +13,8 @@ from typing import Any
 import pytest
 from core_support import agent_env, serve_command
 
-from langacp.client import AcpConnection, LocalHandler, PermissionPolicy, PermissionRequest
-
-
-class V2Handler(LocalHandler):
-    """Serves no fs or terminal (they are v1's); keeps the updates and permission requests."""
-
-    def __init__(self) -> None:
-        super().__init__(fs=False, terminal=False)
-        self.updates: list[Any] = []
-        self.requests: list[PermissionRequest] = []
-
-    def on_update(self, session_id: str, update: Any) -> None:
-        self.updates.append(update)
-
-    def on_permission_request(self, request: PermissionRequest) -> None:
-        self.requests.append(request)
+from langacp.client import AcpConnection, PermissionPolicy
+from langacp.testing.handlers import CollectingHandler
 
 
 async def _open(
@@ -42,7 +28,7 @@ async def _open(
 
 
 async def test_a_tool_turn_with_streamed_text_over_v2(tmp_path: Path) -> None:
-    async with AcpConnection(V2Handler()) as conn:
+    async with AcpConnection(CollectingHandler()) as conn:
         sid = await _open(conn, tmp_path)
         assert conn.protocol_version == 2
         assert conn.init_response is not None and conn.init_response.agent_info is not None
@@ -57,7 +43,7 @@ async def test_a_tool_turn_with_streamed_text_over_v2(tmp_path: Path) -> None:
 
 
 async def test_cancel_over_v2(tmp_path: Path) -> None:
-    async with AcpConnection(V2Handler()) as conn:
+    async with AcpConnection(CollectingHandler()) as conn:
         sid = await _open(conn, tmp_path)
         stream = conn.stream_prompt(sid, "slow 30")
         async for note in stream:
@@ -68,7 +54,7 @@ async def test_cancel_over_v2(tmp_path: Path) -> None:
 
 
 async def test_a_permission_over_v2(tmp_path: Path) -> None:
-    handler = V2Handler()
+    handler = CollectingHandler()
     policy = PermissionPolicy(allow=["ad?"])
     async with AcpConnection(handler, policy) as conn:
         sid = await _open(conn, tmp_path, testplug=["ask"])
@@ -81,7 +67,7 @@ async def test_a_permission_over_v2(tmp_path: Path) -> None:
 
 
 async def test_v1_when_asked_for_1(tmp_path: Path) -> None:
-    async with AcpConnection(V2Handler()) as conn:
+    async with AcpConnection(CollectingHandler()) as conn:
         sid = await _open(conn, tmp_path, version=1)
         assert conn.protocol_version == 1 and conn.init_response is not None
         assert conn.init_response.protocol_version == 1
@@ -90,7 +76,7 @@ async def test_v1_when_asked_for_1(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("version", [1, 2])
 async def test_sessions_listed_and_resumed_with_replay(tmp_path: Path, version: int) -> None:
-    async with AcpConnection(V2Handler()) as conn:
+    async with AcpConnection(CollectingHandler()) as conn:
         sid = await _open(conn, tmp_path, version=version)
         await conn.prompt(sid, "echo remember me")
         listed = await conn.list_sessions(cwd=tmp_path)
@@ -104,7 +90,7 @@ async def test_sessions_listed_and_resumed_with_replay(tmp_path: Path, version: 
 
 
 async def test_modes_are_a_config_option_over_v2(tmp_path: Path) -> None:
-    handler = V2Handler()
+    handler = CollectingHandler()
     async with AcpConnection(handler) as conn:
         command = serve_command("agent", testplug=True)
         await conn.spawn(command[0], command[1:], cwd=tmp_path, env=agent_env(testplug=["modes"]))

@@ -11,6 +11,8 @@
   tool made once that finds its session with ``langacp.api.current_session()``).
 * :mod:`langacp.testing.editor`: ``EditorClient``, a test client that reads and writes files and
   runs terminals for real, like an editor (or declares none of it).
+* :mod:`langacp.testing.handlers`: ``CollectingHandler``, a :class:`langacp.client.AcpConnection`
+  handler that keeps every update and permission request (no fs or terminal: ACP v2 is asked for).
 
 Import the submodules: this package itself imports nothing heavy.
 """
