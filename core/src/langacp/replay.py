@@ -7,6 +7,8 @@ its final status and content. Content goes through the same hooks as live update
 other blocks (images, files, …) are mapped like output blocks and sent as ``user_message_chunk``.
 A human message the agent harness added rather than the user typed (LangChain's notification
 metadata, e.g. ``SummarizationMiddleware``'s summary) is the agent's: sent as ``agent_thought_chunk``.
+A user's plain text and each tool call's start are built as their JSON (:mod:`langacp.protocol.wire`:
+the bytes their validated models dump to, which are built instead when anything is unusual).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage, get_no
 from langacp.bridge.content import human_updates, message_blocks, notification_updates
 from langacp.bridge.outbox import new_message_id
 from langacp.bridge.tool_ids import ToolCallIds
+from langacp.protocol.wire import tool_call_start, user_text_chunk
 from langacp.types import SessionContext, ToolCallInfo
 
 if TYPE_CHECKING:
@@ -75,6 +78,11 @@ def _replay_user(plugins: Plugins, session: SessionContext, message: HumanMessag
     from acp.schema import UserMessageChunk
 
     message_id = message.id or new_message_id()
+    text = message.content
+    if type(text) is str and "reasoning_content" not in message.additional_kwargs:  # the common case: its text
+        if text:
+            sink.put(user_text_chunk(text, message_id), message_id)
+        return
 
     def chunk(content: Any) -> UserMessageChunk:
         return UserMessageChunk(session_update="user_message_chunk", content=content, message_id=message_id)
@@ -95,8 +103,6 @@ def _replay_tool_call(
 
     ``acp_id`` is the id the client knows it by (the model's own, or its turn's alias).
     """
-    from langacp.protocol import start_tool_call
-
     status: Literal["completed", "failed"] = "failed" if result is None or result.status == "error" else "completed"
     title = plugins.tool_title(call, session)
     kind = plugins.tool_kind(call, session)
@@ -105,7 +111,7 @@ def _replay_tool_call(
     # edit's proposed diff, read from the file as it is now) is asked only when there is none.
     content = plugins.tool_result_content(call, result, session) if result is not None else None
     sink.put(
-        start_tool_call(
+        tool_call_start(
             acp_id,
             name=call.name or None,
             title=title,

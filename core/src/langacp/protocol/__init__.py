@@ -41,6 +41,7 @@ from langacp.protocol.unstable import (
     SessionMessageChunk,
     SubagentUpdate,
 )
+from langacp.protocol.wire import WireUpdate
 
 __all__ = [
     "CLIENT_SYSTEM_PROMPT",
@@ -145,25 +146,27 @@ async def send_update(client: Any, session_id: str, update: Any) -> None:
     """Send ``update`` for ``session_id`` to ``client`` (the SDK's ``AgentSideConnection``).
 
     An SDK model goes through the SDK; one of this package's (which the SDK's
-    ``SessionNotification`` would refuse or strip) is written as JSON on the same connection.
-    A client object without the SDK's connection (a test double) gets it through its own
+    ``SessionNotification`` would refuse or strip) is written as JSON on the same connection, as
+    is a :class:`~langacp.protocol.wire.WireUpdate` (already JSON). A client object without the
+    SDK's connection (a test double, a v2 connection's mapping) gets it through its own
     ``session_update``, as the model. A :class:`ForSession` goes out for its own session.
     """
     if isinstance(update, ForSession):
         session_id, update = update.session_id, update.update
+    wire = type(update) is WireUpdate
     own = isinstance(update, _OWN)
-    if not own and type(update) not in _sdk_updates():
-        await client.session_update(session_id=session_id, update=update)
-        return
-    from langacp.compat import sdk
+    if wire or own or type(update) in _sdk_updates():
+        from langacp.compat import sdk
 
-    try:
-        sdk.sdk_connection(client)
-    except AttributeError:
-        await client.session_update(session_id=session_id, update=update)
-        return
-    dumped = update_json(update) if own else sdk_update_json(update)
-    await sdk.send_raw_notification(client, "session/update", {"sessionId": session_id, "update": dumped})
+        try:
+            sdk.sdk_connection(client)
+        except AttributeError:
+            pass
+        else:
+            dumped = update.data if wire else update_json(update) if own else sdk_update_json(update)
+            await sdk.send_raw_notification(client, "session/update", {"sessionId": session_id, "update": dumped})
+            return
+    await client.session_update(session_id=session_id, update=update.model() if wire else update)
 
 
 async def send_updates(
@@ -191,6 +194,9 @@ async def send_updates(
     for update in updates:
         try:
             update = prepare(update)
+            if raw and type(update) is WireUpdate:
+                params.append({"sessionId": session_id, "update": update.data})
+                continue
             own = isinstance(update, _OWN)
             if raw and (own or type(update) in sdk_classes):
                 dumped = update_json(update) if own else sdk_update_json(update)

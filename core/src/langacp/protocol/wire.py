@@ -1,0 +1,220 @@
+"""Session updates built in their wire form (the JSON of ``params.update``) without a pydantic model.
+
+A replay sends hundreds of updates whose every field langacp already holds as checked values (a
+replayed user's text, a tool call's id, title, kind and the mappers' content models). Building
+the SDK's model validates them again and dumping it walks them again; :func:`tool_call_start` and
+:func:`user_text_chunk` write the same JSON directly when their inputs are of the exact types
+that validation would keep as they are, and build the validated model otherwise. Whatever cannot
+take the JSON as it is (a v2 connection's mapping, a client without the SDK's connection) gets
+the model, built then, as it was before (:meth:`WireUpdate.model`).
+
+Sound by construction, assuming only pydantic's documented behaviour:
+
+- a model instance of the exact class a field declares is kept as it is (``revalidate_instances``
+  is ``"never"`` by default), so the validated update would hold the very content and location
+  objects given here, and dumps each with its own serializer and the same options; a subclass,
+  a dict or anything else goes through validation (which may convert or drop it);
+- ``rawInput`` / ``rawOutput`` are ``Any`` fields: dumped by pydantic's serializer for ``Any``
+  with the model's config (``NaN`` as ``null``, …) and the options the update is dumped with;
+  whatever it cannot dump (a lone surrogate in a key) makes the model, which fails as before;
+- a title, id or name not exactly a ``str``, a kind or status outside the schema's values (which
+  validation would replace by ``None``) go through validation;
+- keys in the order of the models' fields, ``None`` left out (``exclude_none``).
+
+``core/tests/test_replay_wire.py`` compares both ways over generated inputs, odd ones included.
+"""
+
+from __future__ import annotations
+
+import typing
+from collections.abc import Callable
+from functools import cache
+from typing import Any
+
+__all__ = ["WireUpdate", "tool_call_start", "user_text_chunk"]
+
+_ALIASES = {"tool_call_id": "toolCallId", "message_id": "messageId", "session_update": "sessionUpdate"}
+
+
+class WireUpdate:
+    """A ``session/update``'s ``update`` already as JSON (``data``), and how to build its model (``build``).
+
+    Exposes what the outbox and the tool call ids read of an update (``session_update``,
+    ``tool_call_id``, ``message_id``, ``model_copy``); :meth:`model` is the validated model the
+    data is the dump of.
+    """
+
+    __slots__ = ("_build", "data")
+
+    def __init__(self, data: dict[str, Any], build: Callable[[], Any]) -> None:
+        self.data = data
+        self._build = build
+
+    @property
+    def session_update(self) -> Any:
+        return self.data.get("sessionUpdate")
+
+    @property
+    def tool_call_id(self) -> Any:
+        return self.data.get("toolCallId")
+
+    @property
+    def message_id(self) -> Any:
+        return self.data.get("messageId")
+
+    def model(self) -> Any:
+        """The update's model, validated as when it was built without this module."""
+        return self._build()
+
+    def model_copy(self, *, update: dict[str, Any]) -> Any:
+        """A copy with ``update``'s fields changed (an id): a wire update, or the model's copy for other fields."""
+        if update.keys() <= {"tool_call_id", "message_id"} and all(type(v) is str for v in update.values()):
+            present = {_ALIASES[key]: value for key, value in update.items() if _ALIASES[key] in self.data}
+            if len(present) == len(update):
+                build = self._build
+                return WireUpdate({**self.data, **present}, lambda: build().model_copy(update=update))
+        return self.model().model_copy(update=update)
+
+    def __repr__(self) -> str:
+        return f"WireUpdate({self.data!r})"
+
+
+def user_text_chunk(text: str, message_id: str) -> Any:
+    """The ``user_message_chunk`` of a replayed user's ``text`` (a ``str``), as ``UserMessageChunk`` dumps it."""
+    from acp import text_block
+    from acp.schema import UserMessageChunk
+
+    def build() -> Any:
+        return UserMessageChunk(session_update="user_message_chunk", content=text_block(text), message_id=message_id)
+
+    if type(text) is not str or type(message_id) is not str:
+        return build()
+    data = {"content": {"text": text, "type": "text"}, "messageId": message_id, "sessionUpdate": "user_message_chunk"}
+    return WireUpdate(data, build)
+
+
+def tool_call_start(
+    tool_call_id: str,
+    title: str,
+    *,
+    name: str | None,
+    kind: Any,
+    status: Any,
+    content: list[Any] | None,
+    locations: list[Any] | None,
+    raw_input: Any,
+    raw_output: Any,
+) -> Any:
+    """:func:`langacp.protocol.start_tool_call` with these fields: its JSON when the inputs allow (see the module)."""
+    from langacp.protocol import start_tool_call
+
+    def build() -> Any:
+        return start_tool_call(
+            tool_call_id,
+            title,
+            name=name,
+            kind=kind,
+            status=status,
+            content=content,
+            locations=locations,
+            raw_input=raw_input,
+            raw_output=raw_output,
+        )
+
+    kinds, statuses, content_types, location_type = _schema()
+    if (
+        type(tool_call_id) is not str
+        or type(title) is not str
+        or (name is not None and type(name) is not str)
+        or (kind is not None and (type(kind) is not str or kind not in kinds))
+        or (status is not None and (type(status) is not str or status not in statuses))
+        or (content is not None and (type(content) is not list or not all(_exact(c, content_types) for c in content)))
+        or (
+            locations is not None
+            and (type(locations) is not list or any(type(x) is not location_type for x in locations))
+        )
+    ):
+        return build()
+    try:
+        data = _start_json(tool_call_id, title, name, kind, status, content, locations, raw_input, raw_output)
+    except Exception:  # noqa: BLE001 - what cannot be dumped (a lone surrogate in a key): the model, as before
+        return build()
+    return WireUpdate(data, build)
+
+
+def _start_json(
+    tool_call_id: str,
+    title: str,
+    name: str | None,
+    kind: Any,
+    status: Any,
+    content: list[Any] | None,
+    locations: list[Any] | None,
+    raw_input: Any,
+    raw_output: Any,
+) -> dict[str, Any]:
+    any_json = _any_json()
+    data: dict[str, Any] = {"toolCallId": tool_call_id, "title": title}
+    if kind is not None:
+        data["kind"] = kind
+    if status is not None:
+        data["status"] = status
+    if content is not None:
+        data["content"] = [c.model_dump(mode="json", by_alias=True, exclude_none=True) for c in content]
+    if locations is not None:
+        data["locations"] = [x.model_dump(mode="json", by_alias=True, exclude_none=True) for x in locations]
+    if raw_input is not None:
+        data["rawInput"] = any_json(raw_input, mode="json", by_alias=True, exclude_none=True)
+    if raw_output is not None:
+        data["rawOutput"] = any_json(raw_output, mode="json", by_alias=True, exclude_none=True)
+    data["sessionUpdate"] = "tool_call"
+    if name is not None:
+        data["name"] = name
+    return data
+
+
+def _exact(item: Any, types: dict[type, str]) -> bool:
+    """``item`` is exactly one of the content classes, its ``type`` the one its class declares."""
+    expected = types.get(type(item))
+    return expected is not None and getattr(item, "type", None) == expected
+
+
+@cache
+def _any_json() -> Callable[..., Any]:
+    """Dumps a value as the tool call model dumps its ``Any`` fields: pydantic's serializer, the model's config."""
+    from pydantic import TypeAdapter
+
+    from langacp.protocol import NamedToolCallStart
+
+    return TypeAdapter(Any, config=NamedToolCallStart.model_config).dump_python
+
+
+@cache
+def _schema() -> tuple[frozenset[str], frozenset[str], dict[type, str], type]:
+    """The tool call's kinds, statuses, content classes (with their ``type``) and location class, read from the SDK."""
+    from acp.schema import ToolCallLocation, ToolCallStart
+
+    fields = ToolCallStart.model_fields
+
+    def literals(field: str) -> frozenset[str]:
+        found: set[str] = set()
+        stack = [fields[field].annotation]
+        while stack:
+            annotation = stack.pop()
+            if typing.get_origin(annotation) is typing.Literal:
+                found.update(a for a in typing.get_args(annotation) if isinstance(a, str))
+            else:
+                stack.extend(typing.get_args(annotation))
+        return frozenset(found)
+
+    content_types: dict[type, str] = {}
+    stack = [fields["content"].annotation]
+    while stack:
+        annotation = stack.pop()
+        if isinstance(annotation, type) and hasattr(annotation, "model_fields"):
+            literal = typing.get_args(annotation.model_fields["type"].annotation)
+            if len(literal) == 1 and isinstance(literal[0], str):
+                content_types[annotation] = literal[0]
+        else:
+            stack.extend(typing.get_args(annotation))
+    return literals("kind"), literals("status"), content_types, ToolCallLocation
