@@ -162,3 +162,18 @@ async def test_the_capture_asks_the_kind_only_of_calls_that_name_a_file(tmp_path
     assert state(session).before == {"c2": (str(Path(session.cwd) / "f.txt"), "before\n")}
     # what the kind would not have changed: an edit naming no file has nothing to capture
     assert capture_before(ToolCallInfo("c1", "add", {"a": 1, "b": 2}), session) is None
+
+
+def test_the_turns_tables_are_made_on_use_and_dropped_when_the_turn_ends() -> None:
+    """An idle session holds none of them; nothing of a turn cut short reaches the next."""
+    from langacp_tools.diffs import ToolsState
+
+    mine = ToolsState(roots=["/w"], pins={"x": "read"})
+    mine.before["c1"] = ("/w/f", "old")
+    mine.after["c1"] = "new"
+    mine.tried.add("c1")
+    mine.directories.add("/w/d")
+    mine.end_turn()
+    assert (mine.before, mine.after, mine.tried, mine.directories) == ({}, {}, set(), set())
+    assert (mine.roots, mine.pins) == (["/w"], {"x": "read"})  # the session's, kept
+    assert not hasattr(mine, "__dict__")

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from langacp_client_tools.tools import ClientTools
 
 
-@dataclass
+@dataclass(slots=True)
 class _Held:
     """This plugin's live state of a session (``session.scratch(_Held)``)."""
 

@@ -77,7 +77,7 @@ _TOOLS: dict[str, BaseTool] = {}
 """The tool made for each set of modes (its description lists them)."""
 
 
-@dataclass
+@dataclass(slots=True)
 class SwitchTool:
     """The ``switch_mode`` tool offered to a session (``session.scratch(SwitchTool)``), once made."""
 

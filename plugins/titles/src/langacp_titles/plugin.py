@@ -75,7 +75,7 @@ def langacp_session_tools(session: SessionContext) -> list[Any]:
     return [_TOOL]
 
 
-@dataclass
+@dataclass(slots=True)
 class _Offered:
     """Our ``set_session_title`` as given to a session (``session.scratch(_Offered)``)."""
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from langacp.api import SessionContext, ToolCallInfo, fd_path, is_inside
@@ -47,24 +47,56 @@ Before = tuple[str, str | None]
 """(absolute path, its text before the tool ran, ``None`` for a file that did not exist)."""
 
 
-@dataclass
+@dataclass(slots=True)
 class ToolsState:
-    """This plugin's live state of a session (``session.scratch(ToolsState)``)."""
+    """This plugin's live state of a session (``session.scratch(ToolsState)``).
 
-    before: dict[str, Before] = field(default_factory=dict)
-    """Each pending edit's file before it ran, by tool call id."""
-    tried: set[str] = field(default_factory=set)
-    """Edits whose file a worker thread was asked to read (:func:`~langacp_tools.middleware.capture`):
-    their start content uses what it found, if anything, and never reads the file on the event loop."""
-    after: dict[str, str | None] = field(default_factory=dict)
-    """Each finished edit's file text after it ran, by tool call id, read off the event loop by the
-    ``langacp_tool_finished`` hook (``None``: nothing to compare, such as a file gone or unreadable)."""
+    The turn's tables are made on first use and dropped when the turn ends (:meth:`end_turn`), so
+    an idle session holds none of them.
+    """
+
     roots: list[str] | None = None
     """The session's directories as real paths, resolved once, off the event loop (:func:`real_roots`)."""
-    directories: set[str] = field(default_factory=set)
-    """Absolute paths the turn's tool calls name that are directories (looked at off the event loop)."""
     pins: dict[str, str] | None = None
     """The configured kind pins, read once per session."""
+    _before: dict[str, Before] | None = None
+    _tried: set[str] | None = None
+    _after: dict[str, str | None] | None = None
+    _directories: set[str] | None = None
+
+    @property
+    def before(self) -> dict[str, Before]:
+        """Each pending edit's file before it ran, by tool call id."""
+        if self._before is None:
+            self._before = {}
+        return self._before
+
+    @property
+    def tried(self) -> set[str]:
+        """Edits whose file a worker thread was asked to read (:func:`~langacp_tools.middleware.capture`):
+        their start content uses what it found, if anything, and never reads the file on the event loop."""
+        if self._tried is None:
+            self._tried = set()
+        return self._tried
+
+    @property
+    def after(self) -> dict[str, str | None]:
+        """Each finished edit's file text after it ran, by tool call id, read off the event loop by the
+        ``langacp_tool_finished`` hook (``None``: nothing to compare, such as a file gone or unreadable)."""
+        if self._after is None:
+            self._after = {}
+        return self._after
+
+    @property
+    def directories(self) -> set[str]:
+        """Absolute paths the turn's tool calls name that are directories (looked at off the event loop)."""
+        if self._directories is None:
+            self._directories = set()
+        return self._directories
+
+    def end_turn(self) -> None:
+        """Forget the turn's tables (calls cut short by a cancel never got their result)."""
+        self._before = self._tried = self._after = self._directories = None
 
 
 def state(session: SessionContext) -> ToolsState:

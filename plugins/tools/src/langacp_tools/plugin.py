@@ -57,11 +57,7 @@ async def langacp_session_loaded(session: SessionContext) -> None:
 
 @hookimpl
 def langacp_prompt_finished(session: SessionContext) -> None:
-    mine = diffs.state(session)
-    mine.before.clear()  # calls cut short (cancel) never got their result
-    mine.after.clear()
-    mine.tried.clear()
-    mine.directories.clear()
+    diffs.state(session).end_turn()
 
 
 @hookimpl
