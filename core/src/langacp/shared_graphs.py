@@ -5,12 +5,12 @@ LangSmith wrapper per middleware hook, ``StateGraph.compile``, ``ToolNode`` insp
 tool) would be most of what ``session/new`` costs. :meth:`langacp.SessionSetup.create_agent`
 compiles one graph per **configuration**, used by every session built alike (the first too).
 
-The configuration (the key) is what the compiled graph depends on: the model (a string: itself;
-an object: its class), the system prompt, each tool's class, name, description, argument schema,
-return settings and function code, each middleware's class, name, state schema, tools, stream
-transformers and trace policy, the other ``create_agent`` arguments. What cannot be keyed (a
-closure as a tool, a tool class other than ``StructuredTool``, an unhashable argument) gets a
-graph of its own.
+The configuration (the key, :mod:`langacp.graph_keys`) is what the compiled graph depends on:
+the model (a string: itself; an object: its class), the system prompt, each tool's class, name,
+description, argument schema, return settings and function code, each middleware's class,
+name, state schema, tools, stream transformers and trace policy, the other ``create_agent``
+arguments. What cannot be keyed (a closure as a tool, a tool class other than
+``StructuredTool``, an unhashable argument) gets a graph of its own.
 
 The graph holds **stand-ins** that can only call the running session's objects (the session
 whose turn runs in this task, :mod:`langacp.running`; outside a turn they raise):
@@ -28,7 +28,6 @@ from __future__ import annotations
 import functools
 import inspect
 import itertools
-import json
 import logging
 import types
 import weakref
@@ -37,6 +36,7 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from langacp.graph_keys import NotShareable, configuration_key, function_tool
 from langacp.running import running_session
 
 if TYPE_CHECKING:
@@ -60,10 +60,6 @@ def middleware_hooks() -> tuple[str, ...]:
     return tuple(
         name for name, value in vars(AgentMiddleware).items() if inspect.isfunction(value) and not name.startswith("_")
     )
-
-
-class NotShareable(Exception):
-    """Something given to ``create_agent`` cannot be part of a configuration key."""
 
 
 @dataclass
@@ -93,6 +89,12 @@ def _parts(token: int) -> _Parts:
     return parts
 
 
+def _is_tool(obj: Any) -> bool:
+    from langchain_core.tools import BaseTool
+
+    return isinstance(obj, BaseTool)
+
+
 class SharedGraphs:
     """The graphs compiled per configuration in this process (see the module docstring)."""
 
@@ -115,7 +117,7 @@ class SharedGraphs:
         """``create_agent(...)`` for ``session``: the configuration's shared graph (compiled on first use)."""
         from langchain.agents import create_agent
 
-        tools = [_function_tool(t) for t in tools]
+        tools = [function_tool(t) for t in tools]
         try:
             key = configuration_key(model, tools, system_prompt, middleware, kwargs)
         except NotShareable as exc:
@@ -143,108 +145,6 @@ class SharedGraphs:
         own.update({t.name: t for m in middleware for t in getattr(m, "tools", None) or () if _is_tool(t)})
         session.scratch(_Bound).by_graph[token] = _Parts(model, list(middleware), own)
         return graph
-
-
-# --------------------------------------------------------------------------------------------
-# The key
-# --------------------------------------------------------------------------------------------
-
-
-def configuration_key(
-    model: Any, tools: Sequence[Any], system_prompt: Any, middleware: Sequence[Any], kwargs: dict[str, Any]
-) -> Hashable:
-    """What a graph built from these depends on; :class:`NotShareable` if something cannot be keyed."""
-    return (
-        ("model", model) if isinstance(model, str) else ("model-class", type(model)),
-        _hashable(system_prompt),
-        tuple(_tool_key(t) for t in tools),
-        tuple(_middleware_key(m) for m in middleware),
-        tuple(sorted((name, _hashable(value)) for name, value in kwargs.items())),
-    )
-
-
-def _is_tool(obj: Any) -> bool:
-    from langchain_core.tools import BaseTool
-
-    return isinstance(obj, BaseTool)
-
-
-def _hashable(value: Any) -> Hashable:
-    if value is None or isinstance(value, (str, int, float, bool)):
-        return value
-    if isinstance(value, (list, tuple)):
-        return ("seq", *(_hashable(v) for v in value))
-    if isinstance(value, dict):
-        return ("map", *sorted((str(k), _hashable(v)) for k, v in value.items()))
-    try:
-        hash(value)
-    except TypeError:
-        raise NotShareable(f"{type(value).__name__} cannot be compared between sessions") from None
-    key: Hashable = value  # a class, a checkpointer, a store: the same object for every session, or a key of its own
-    return key
-
-
-_FUNCTION_TOOLS: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
-"""A module's function passed as a tool, as the one tool ``create_agent`` would make of it."""
-
-
-def _function_tool(tool: Any) -> Any:
-    """A module's function (no closure) as a tool made once per process; anything else as it is."""
-    if not isinstance(tool, types.FunctionType) or tool.__closure__ is not None:
-        return tool
-    made = _FUNCTION_TOOLS.get(tool)
-    if made is None:
-        from langchain_core.tools import tool as make_tool
-
-        made = _FUNCTION_TOOLS[tool] = make_tool(tool)
-    return made
-
-
-def _function_code(tool: Any) -> Any:
-    codes = []
-    for fn in (tool.func, tool.coroutine):
-        fn = getattr(fn, "__func__", fn)
-        if fn is not None and not isinstance(fn, types.FunctionType):
-            raise NotShareable(f"tool {tool.name!r}: its function is a {type(fn).__name__}, not a function")
-        codes.append(getattr(fn, "__code__", None))
-    return tuple(codes)
-
-
-def _tool_key(tool: Any) -> Hashable:
-    from langchain_core.tools import StructuredTool
-
-    if isinstance(tool, dict):  # a provider's built-in tool: data the model is given, never run here
-        return ("builtin", json.dumps(tool, sort_keys=True, default=repr))
-    if not isinstance(tool, StructuredTool):  # another tool class may hold anything: no stand-in can copy it
-        raise NotShareable(f"the tool {tool!r} is not a StructuredTool (a closure, an object or a tool class)")
-    schema = tool.args_schema
-    if isinstance(schema, dict):
-        schema_key: Hashable = json.dumps(schema, sort_keys=True, default=repr)
-    elif schema is None or isinstance(schema, type):
-        schema_key = schema
-    else:
-        raise NotShareable(f"tool {tool.name!r}: its argument schema cannot be compared")
-    return (
-        type(tool),
-        tool.name,
-        tool.description,
-        schema_key,
-        tool.return_direct,
-        tool.response_format,
-        _function_code(tool),
-        _hashable(tool.extras),
-    )
-
-
-def _middleware_key(middleware: Any) -> Hashable:
-    return (
-        type(middleware),
-        middleware.name,
-        getattr(middleware, "state_schema", None),
-        tuple(_tool_key(t) for t in getattr(middleware, "tools", None) or ()),
-        _hashable(tuple(getattr(middleware, "transformers", ()) or ())),
-        _hashable(getattr(middleware, "trace_policy", None)),
-    )
 
 
 # --------------------------------------------------------------------------------------------
