@@ -6,9 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import sys
 from pathlib import Path
 from typing import Any
 
+from acp import text_block
+
+from langacp.client import RecordingClient, spawn_agent
 from langacp.testing.editor import EditorClient
 from langacp.testing.harness import ServedAgent, serve
 
@@ -77,3 +82,32 @@ async def test_two_sessions_tools_never_act_in_each_other(tmp_path: Path) -> Non
         assert not any(f"secret of {other_name}" in out for out in outputs[i]), outputs[i]
         assert [t for t in titles[i] if t.startswith("Session ")] == [f"Session {name}"]
     assert modes == [["agentic", "readonly"], ["agentic"]]  # only the session that called switch_mode switched
+
+
+async def test_the_library_path_gives_the_shared_tools_their_session(tmp_path: Path) -> None:
+    """A hand-written ACP agent on ``langacp.lib`` (``examples/own_acp_agent.py``): its turns enter
+    the running turn too, so ``set_session_title`` and ``switch_mode`` act for their own session."""
+    example = Path(__file__).resolve().parents[1] / "examples" / "own_acp_agent.py"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LANGACP_")}
+    env["XDG_CONFIG_HOME"] = str(tmp_path / "config")
+    client = RecordingClient(answer=lambda request: request.options[0].option_id)
+    dirs = [tmp_path / "a", tmp_path / "b"]
+    command = [sys.executable, str(example), "-p", "titles", "-p", "modes"]
+    with (tmp_path / "stderr").open("w") as stderr:
+        async with spawn_agent(command, client, env=env, stderr=stderr) as (conn, _process):
+            await conn.initialize(protocol_version=1)
+            sids = []
+            for work in dirs:
+                work.mkdir()
+                sids.append((await conn.new_session(cwd=str(work), mcp_servers=[])).session_id)
+            for sid, name in zip(sids, "ab", strict=True):
+                title = _call("set_session_title", title=f"Library {name}")
+                reply = await conn.prompt(session_id=sid, prompt=[text_block(title)])
+                assert reply.stop_reason == "end_turn"
+            switch = _call("switch_mode", mode_id="readonly", reason="done")
+            assert (await conn.prompt(session_id=sids[0], prompt=[text_block(switch)])).stop_reason == "end_turn"
+    for sid, name in zip(sids, "ab", strict=True):
+        titles = [u.title for u in client.of(sid, "session_info_update") if u.title]
+        assert [t for t in titles if t.startswith("Library ")] == [f"Library {name}"], titles
+    modes = [[u.current_mode_id for u in client.of(sid, "current_mode_update")] for sid in sids]
+    assert modes == [["readonly"], []]
