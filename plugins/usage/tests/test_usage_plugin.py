@@ -113,3 +113,32 @@ def test_reads_the_sessions_configuration_not_the_files(tmp_path: Path, monkeypa
     layers_for(session)  # what the core does as the session opens
     (tmp_path / ".langacp.toml").unlink()
     assert Meter(session).currency == "EUR"
+
+
+def test_a_session_with_no_usage_table_keeps_none_and_a_set_table_applies(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from types import SimpleNamespace
+
+    from langacp.api import SessionContext, layers_for
+    from langacp_usage.meter import Meter
+
+    config = tmp_path / "config"
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(config))
+    model = SimpleNamespace(profile={"max_input_tokens": 4000})
+    bare = Meter(SessionContext("s", str(tmp_path)))
+    assert bare.config is None  # the defaults: nothing of its own kept
+    assert (bare.window("m", model), bare.prices("m"), bare.currency) == (4000, None, "USD")
+
+    (config / "langacp").mkdir(parents=True)
+    (config / "langacp" / "config.toml").write_text(
+        '[usage]\ncurrency = "EUR"\ncontext_windows = { m = 1000 }\nprices = { "*" = { input = 1.0, output = 2.0 } }\n'
+    )
+    session = SessionContext("t", str(tmp_path / "elsewhere"))
+    (tmp_path / "elsewhere").mkdir()
+    layers_for(session)
+    set_table = Meter(session)
+    assert set_table.config is not None and set_table.currency == "EUR"
+    assert (set_table.window("m", model), set_table.window("other", model)) == (1000, 4000)
+    prices = set_table.prices("m")
+    assert prices is not None and (prices.input, prices.output) == (1.0, 2.0)

@@ -83,11 +83,14 @@ class Meter:
         self.session = session
         layers = layers_for(session)
         try:
-            self.config = read_table(UsageTable, "usage", layers)
+            table = read_table(UsageTable, "usage", layers)
         except ConfigError as exc:
             layers.report(str(exc), IF_INVALID)
-            self.config = UsageTable()
-        self.currency = self.config.currency or "USD"
+            table = UsageTable()
+        self.config: UsageTable | None = table if table.model_fields_set else None
+        """The session's ``[usage]`` table; ``None`` when it sets nothing (no window, no prices): an
+        open session then keeps no table of defaults of its own."""
+        self.currency = table.currency or "USD"
 
         self.calls_this_turn = 0
         """Model calls the middleware reported in the running turn (reset when a prompt starts)."""
@@ -99,16 +102,19 @@ class Meter:
 
     def window(self, model_name: str | None, model: Any = None) -> int | None:
         """The context window: the config's, else the model profile's ``max_input_tokens``."""
-        if model_name is not None and model_name in self.config.context_windows:
-            return self.config.context_windows[model_name]
-        if self.config.context_window is not None:
-            return self.config.context_window
+        config = self.config
+        if config is not None and model_name is not None and model_name in config.context_windows:
+            return config.context_windows[model_name]
+        if config is not None and config.context_window is not None:
+            return config.context_window
         profile = getattr(model, "profile", None)
         if isinstance(profile, dict) and _number(profile.get("max_input_tokens")) is not None:
             return int(profile["max_input_tokens"])
         return None
 
     def prices(self, model_name: str | None) -> Prices | None:
+        if self.config is None:
+            return None
         table = self.config.prices
         entry = table.get(model_name) if model_name in table else table.get("*")
         if entry is None:
