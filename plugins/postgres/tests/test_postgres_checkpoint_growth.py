@@ -73,3 +73,42 @@ async def test_compact_keeps_the_latest_checkpoint_of_an_old_thread(postgres_url
         after = await saver.aget_tuple({"configurable": {"thread_id": "old"}})
     assert before is not None and after is not None
     assert after.checkpoint["channel_values"]["messages"] == before.checkpoint["channel_values"]["messages"]
+
+
+async def test_the_saves_of_a_turn_cost_one_prune_and_drain_runs_it(postgres_url: str) -> None:
+    from langchain.agents import create_agent
+    from langchain_core.messages import AIMessage, HumanMessage
+
+    from langacp.testing.agent import TOOLS, make_model
+    from langacp_postgres.checkpoints import PruningSaver
+
+    pruned_threads: list[list[str]] = []
+
+    class Counting(PruningSaver):
+        async def aprune(self, thread_ids, *, strategy="keep_latest"):  # type: ignore[no-untyped-def]
+            pruned_threads.append(list(thread_ids))
+            await super().aprune(thread_ids, strategy=strategy)
+
+    async with Counting.from_conn_string(postgres_url) as saver:
+        await saver.setup()
+        saver.quiet = saver.patience = 3600.0  # the thread never goes quiet before drain()
+        graph = create_agent(make_model(), tools=TOOLS, checkpointer=saver)
+        config = {"configurable": {"thread_id": "busy"}}
+        for i in range(5):
+            await graph.aupdate_state(
+                config, {"messages": [HumanMessage(f"q{i}"), AIMessage(f"a{i}")]}, as_node="model"
+            )
+        latest = await saver.aget_tuple(config)
+        assert counts(postgres_url, "busy")[0] == 5  # nothing pruned while the thread is busy
+        assert pruned_threads == []
+        await saver.drain()  # what a closing store does: prune what waits, once
+        assert pruned_threads == [["busy"]]
+        assert counts(postgres_url, "busy") == (1, 1)
+        after = await saver.aget_tuple(config)
+        assert latest is not None and after is not None
+        assert after.checkpoint == latest.checkpoint
+        saver.quiet = saver.patience = 0.0  # every save is due at once: still one prune per thread at a time
+        await graph.aupdate_state(config, {"messages": [HumanMessage("q"), AIMessage("a")]}, as_node="model")
+        await saver.drain()
+        assert counts(postgres_url, "busy") == (1, 1)
+        assert pruned_threads == [["busy"], ["busy"]]
