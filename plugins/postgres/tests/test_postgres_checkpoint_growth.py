@@ -112,3 +112,44 @@ async def test_the_saves_of_a_turn_cost_one_prune_and_drain_runs_it(postgres_url
         await saver.drain()
         assert counts(postgres_url, "busy") == (1, 1)
         assert pruned_threads == [["busy"], ["busy"]]
+
+
+async def test_saves_during_a_prune_get_one_follow_up_prune(postgres_url: str) -> None:
+    from langchain.agents import create_agent
+    from langchain_core.messages import AIMessage, HumanMessage
+
+    from langacp.testing.agent import TOOLS, make_model
+    from langacp_postgres.checkpoints import PruningSaver
+
+    started: list[str] = []
+    gate = asyncio.Event()
+
+    class Held(PruningSaver):
+        async def aprune(self, thread_ids, *, strategy="keep_latest"):  # type: ignore[no-untyped-def]
+            started.append(thread_ids[0])
+            await gate.wait()  # the first prune is still running while the next saves come
+            await super().aprune(thread_ids, strategy=strategy)
+
+    async with Held.from_conn_string(postgres_url) as saver:
+        await saver.setup()
+        saver.quiet = saver.patience = 0.0
+        graph = create_agent(make_model(), tools=TOOLS, checkpointer=saver)
+        config = {"configurable": {"thread_id": "t"}}
+
+        async def save(i: int) -> None:
+            await graph.aupdate_state(
+                config, {"messages": [HumanMessage(f"q{i}"), AIMessage(f"a{i}")]}, as_node="model"
+            )
+            for _ in range(5):
+                await asyncio.sleep(0)  # a due timer fires on the loop's next rounds
+
+        for i in range(2):
+            await save(i)
+        assert started == ["t"]  # one prune under way
+        for i in range(2, 5):
+            await save(i)
+        assert started == ["t"]  # still one at a time: the saves meanwhile wait for it
+        gate.set()
+        await saver.drain()
+        assert started == ["t", "t"]  # and are pruned by one follow-up, not one each
+        assert counts(postgres_url, "t") == (1, 1)
