@@ -137,7 +137,9 @@ _OWN = (ProtocolUpdate, NamedToolCallStart, NamedToolCallProgress)
 
 
 def update_json(update: Any) -> dict[str, Any]:
-    """``update`` as it goes on the wire (camelCase, no ``null`` fields)."""
+    """``update`` as it goes on the wire (camelCase, no ``null`` fields); a :class:`WireUpdate` is that already."""
+    if isinstance(update, WireUpdate):
+        return dict(update.data)
     dumped: dict[str, Any] = update.model_dump(mode="json", by_alias=True, exclude_none=True)
     return dumped
 
