@@ -227,7 +227,10 @@ async def test_kill_9_while_streaming_keeps_completed_turns_and_the_session_goes
 async def test_two_agent_processes_share_one_database(store_url: str, tmp_path: Path) -> None:
     env = {"LANGACP_TEST_TOKEN_DELAY": "0.001"}
     async with serve(args=["--store", store_url], env=env) as one, serve(args=["--store", store_url], env=env) as two:
-        a, b = await one.start(), await two.start()
+        try:
+            a, b = await one.start(), await two.start()
+        except RequestError as exc:  # seen once under load: say why in the failure
+            raise AssertionError(f"{exc.data}\none:\n{one.stderr()[-4000:]}\ntwo:\n{two.stderr()[-4000:]}") from exc
         assert await asyncio.gather(one.prompt(a, "long 300"), two.prompt(b, "long 300")) == ["end_turn"] * 2
         await asyncio.gather(one.prompt(a, 'tool add {"a": 1, "b": 1}'), two.prompt(b, 'tool add {"a": 2, "b": 2}'))
         # Each sees the other's session.
