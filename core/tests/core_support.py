@@ -171,3 +171,20 @@ async def agent_in_process(
                 yield [sys.executable, "-S", "-c", prelude + "\n" + RELAY, path]
             finally:
                 server.close()
+
+
+def delta_graph(checkpointer: Any) -> Any:
+    """A graph whose one channel is a ``DeltaChannel`` (each run appends ``"x"`` to the input)."""
+    from typing import Annotated, TypedDict
+
+    from langgraph.channels import DeltaChannel
+    from langgraph.graph import END, START, StateGraph
+
+    append = DeltaChannel(lambda state, writes: state + [x for w in writes for x in w])
+    # the functional form: its annotation is evaluated here (this module has postponed annotations)
+    state = TypedDict("state", {"items": Annotated[list[str], append]})  # type: ignore[misc]  # noqa: UP013
+    graph = StateGraph(state)
+    graph.add_node("append", lambda state: {"items": ["x"]})
+    graph.add_edge(START, "append")
+    graph.add_edge("append", END)
+    return graph.compile(checkpointer=checkpointer)

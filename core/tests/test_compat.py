@@ -8,6 +8,7 @@ import inspect
 from typing import Any
 
 import pytest
+from core_support import delta_graph
 
 from langacp.compat import langchain, langgraph, sdk, stdlib
 
@@ -133,6 +134,28 @@ def test_compat_langgraph_constants() -> None:
     assert langgraph.PUSH == _constants.PUSH
     assert langgraph.INTERRUPT_KEY == _constants.INTERRUPT
     assert langgraph.TASKS_CHANNEL == _constants.TASKS
+
+
+def test_compat_langgraph_delta_markers_mark_every_checkpoint_of_a_delta_channel_graph() -> None:
+    """Pins the metadata key LangGraph writes for a ``DeltaChannel`` graph (beta: the name may change)."""
+    from typing import get_type_hints
+
+    from langgraph.checkpoint.base import CheckpointMetadata
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    assert langgraph.DELTA_MARKERS[0] in get_type_hints(CheckpointMetadata)
+    saver = InMemorySaver()
+    config: Any = {"configurable": {"thread_id": "t"}}
+    delta_graph(saver).invoke({"items": ["a"]}, config)
+    saved = list(saver.list(config))
+    assert saved and all(langgraph.uses_delta(c.metadata) for c in saved)
+    assert not langgraph.uses_delta({"source": "loop", "step": 1, "parents": {}})
+
+
+def test_compat_langgraph_js_delta_marker_is_the_one_langgraphs_postgres_prune_looks_for() -> None:
+    postgres = pytest.importorskip("langgraph.checkpoint.postgres.base")
+    assert f"'{langgraph.DELTA_MARKERS[1]}'" in postgres.PRUNE_DELTA_THREADS_SQL
+    assert langgraph.uses_delta({langgraph.DELTA_MARKERS[1]: True})
 
 
 def test_compat_langgraph_task_nesting() -> None:

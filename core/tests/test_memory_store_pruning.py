@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from core_support import delta_graph
 from langchain.agents import create_agent
 from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
@@ -92,3 +93,14 @@ async def test_an_interrupted_turn_resumes_from_what_is_kept() -> None:
     messages = (await graph.aget_state(_config("q"))).values["messages"]
     assert [m.content for m in messages][-2:] == ["turn 2", "answered a2.py"]
     assert len(messages) == 6
+
+
+def test_a_delta_channel_thread_keeps_its_history() -> None:
+    """Its checkpoints are read through their ancestors: pruning them would lose the conversation."""
+    saver = PruningMemorySaver()
+    graph = delta_graph(saver)
+    config: Any = {"configurable": {"thread_id": "t"}}
+    for item in "abc":
+        graph.invoke({"items": [item]}, config)
+    assert len(list(saver.list(config))) > 2
+    assert graph.get_state(config).values == {"items": ["a", "x", "b", "x", "c", "x"]}

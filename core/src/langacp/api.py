@@ -8,7 +8,7 @@ lists each name; a test keeps the two in step. Cheap to import: no LangChain, no
 from __future__ import annotations
 
 from langacp import __version__ as __version__
-from langacp.compat.langgraph import TASKS_CHANNEL
+from langacp.compat.langgraph import DELTA_MARKERS, TASKS_CHANNEL, uses_delta
 from langacp.config import (
     PROJECT_FILE,
     ConfigError,
@@ -63,6 +63,7 @@ from langacp.types import (
 
 __all__ = [
     "CHECK_KEY",
+    "DELTA_MARKERS",
     "HOOK_NAMES",
     "KIND_RISK",
     "LEASE_SCHEMA",
@@ -141,6 +142,7 @@ __all__ = [
     "stop_group",
     "unwatch_group",
     "user_config_path",
+    "uses_delta",
     "watch_group",
     "watching_new_groups",
 ]

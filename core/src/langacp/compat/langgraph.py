@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["INTERRUPT_KEY", "PUSH", "TASKS_CHANNEL", "drop_memory_checkpoints", "overwritten", "own_graph_task"]
+__all__ = [
+    "DELTA_MARKERS",
+    "INTERRUPT_KEY",
+    "PUSH",
+    "TASKS_CHANNEL",
+    "drop_memory_checkpoints",
+    "overwritten",
+    "own_graph_task",
+    "uses_delta",
+]
 
 PUSH = "__pregel_push"
 """The first item of a ``@task`` call's ``langgraph_path`` (``langgraph._internal._constants.PUSH``)."""
@@ -14,6 +24,17 @@ TASKS_CHANNEL = "__pregel_tasks"
 
 INTERRUPT_KEY = "__interrupt__"
 """The key of a run's pending interrupts in an ``updates`` stream item and in a graph's returned state."""
+
+DELTA_MARKERS = ("counters_since_delta_snapshot", "delta_writes_versioned")
+"""Checkpoint metadata keys that mark a thread of a graph using LangGraph's ``DeltaChannel`` (beta):
+the counters LangGraph writes (``CheckpointMetadata.counters_since_delta_snapshot``) and the
+marker LangGraph.js writes (which ``langgraph-checkpoint-postgres``'s own prune looks for too)."""
+
+
+def uses_delta(metadata: Mapping[str, Any]) -> bool:
+    """Whether a checkpoint's metadata marks a graph with a ``DeltaChannel``: its checkpoints are
+    read through their ancestors, so a store that prunes must keep that thread's history whole."""
+    return any(key in metadata for key in DELTA_MARKERS)
 
 
 def own_graph_task(metadata: dict[str, Any] | None) -> bool:

@@ -2,23 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from langgraph.checkpoint.memory import InMemorySaver
 
-from langacp.compat.langgraph import drop_memory_checkpoints
+from langacp.compat.langgraph import drop_memory_checkpoints, uses_delta
 from langacp.stores import InvalidCursor, SessionRecord
 
-__all__ = ["DELTA_MARKERS", "MemoryStore", "PruningMemorySaver", "uses_delta"]
-
-DELTA_MARKERS = ("counters_since_delta_snapshot", "delta_writes_versioned")
-"""Metadata keys LangGraph writes for a thread whose graph uses a ``DeltaChannel``."""
-
-
-def uses_delta(metadata: Mapping[str, Any]) -> bool:
-    """Whether a checkpoint's metadata marks a graph with a ``DeltaChannel`` (its history must stay)."""
-    return any(key in metadata for key in DELTA_MARKERS)
+__all__ = ["MemoryStore", "PruningMemorySaver"]
 
 
 class PruningMemorySaver(InMemorySaver):

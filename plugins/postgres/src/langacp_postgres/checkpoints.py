@@ -20,22 +20,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping
 from typing import Any
 
 from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 
-__all__ = ["PruningSaver", "compact", "uses_delta"]
+from langacp.api import uses_delta
+
+__all__ = ["PruningSaver", "compact"]
 
 log = logging.getLogger("langacp.postgres")
-
-DELTA_MARKERS = ("counters_since_delta_snapshot", "delta_writes_versioned")
-"""Metadata keys LangGraph writes for a thread whose graph uses a ``DeltaChannel``."""
-
-
-def uses_delta(metadata: Mapping[str, Any]) -> bool:
-    """Whether a checkpoint's metadata marks a graph with a ``DeltaChannel`` (its history must stay)."""
-    return any(key in metadata for key in DELTA_MARKERS)
 
 
 class PruningSaver(AsyncPostgresSaver):

@@ -19,19 +19,16 @@ are left as they are. This module is the only place that knows the layout of
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
 from typing import Any
 
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
-from langacp.api import TASKS_CHANNEL
+from langacp.api import DELTA_MARKERS, TASKS_CHANNEL, uses_delta
 
-__all__ = ["PruningSaver", "compact", "uses_delta"]
+__all__ = ["PruningSaver", "compact"]
 
 log = logging.getLogger("langacp.sqlite")
 
-DELTA_MARKERS = ("counters_since_delta_snapshot", "delta_writes_versioned")
-"""Metadata keys LangGraph writes for a thread whose graph uses a ``DeltaChannel``."""
 TASKS = TASKS_CHANNEL
 """The channel of pending ``Send``s, read from the parent by checkpoints older than format 4."""
 
@@ -61,11 +58,6 @@ def _prune_script(key: tuple[str, str, str]) -> str:
     """A transaction begun with the deletes of every checkpoint (and its writes) older than ``key``'s."""
     where = " WHERE thread_id = {} AND checkpoint_ns = {} AND checkpoint_id < {};".format(*map(_literal, key))
     return "BEGIN; DELETE FROM writes" + where + " DELETE FROM checkpoints" + where
-
-
-def uses_delta(metadata: Mapping[str, Any]) -> bool:
-    """Whether a checkpoint's metadata marks a graph with a ``DeltaChannel`` (its history must stay)."""
-    return any(key in metadata for key in DELTA_MARKERS)
 
 
 class PruningSaver(AsyncSqliteSaver):
