@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from langacp import SessionContext, ToolCallInfo
+from langacp import PermissionVerdict, SessionContext, ToolCallInfo
 from langacp.stores import SessionRecord
 from langacp.trust import load_layers
 from langacp_permissions import Policy, Rule, configured_policy, load_policy, policy_for, scope_of, set_policy
 from langacp_permissions.decisions import decide
+from langacp_permissions.policy import Ruling, stricter
 from langacp_permissions.remembered import recall, remember
 from langacp_permissions.scope import GIT_DENIED, Scope
 
@@ -62,6 +63,60 @@ def test_restrictions_only_tighten() -> None:
     assert policy.decide("cat", "read").decision == "ask"
     assert policy.decide("curl", "fetch").decision == "deny"
     assert policy.decide("edit_file", "edit").decision == "ask"  # the restriction's allow loosens nothing
+
+
+def test_a_policy_decides_each_tool_and_kind_once_with_the_same_answer() -> None:
+    """Rulings are kept per policy; they are what the rules say, and the rules cannot change under them."""
+    from langacp_permissions.policy import _evaluate
+
+    rules = [Rule("allow", kind="execute"), Rule("ask", tool="run_*"), Rule("deny", tool="rm*")]
+    policy = Policy(rules=tuple(rules), restrictions=(Rule("deny", tool="curl"),))
+    calls = [(tool, kind) for tool in ("bash", "run_x", "rm", "curl", "cat") for kind in ("execute", "read", "edit")]
+    for tool, kind in calls * 2:
+        fresh = _evaluate(policy.rules, tool, kind) or Ruling("ask")
+        tighter = _evaluate(policy.restrictions, tool, kind)
+        if tighter is not None and stricter(tighter.decision, fresh.decision) != fresh.decision:
+            fresh = tighter
+        assert policy.decide(tool, kind) == fresh
+    assert policy._rulings is not None and len(policy._rulings) == len(calls)  # asked twice, decided once
+    derived = policy.with_rules(Rule("deny", kind="read"))
+    assert derived.decide("cat", "read").decision == "deny"  # a derived policy decides afresh
+    assert policy.decide("cat", "read").decision == "ask"  # no rule of its own matches
+    assert derived == Policy(rules=(*rules, Rule("deny", kind="read")), restrictions=policy.restrictions)
+
+    listed = [Rule("ask", tool="bash")]
+    policy = Policy(rules=listed)  # type: ignore[arg-type]  # a list: held as a tuple, so changing it changes nothing
+    assert policy.decide("bash", "execute").decision == "ask"
+    listed.append(Rule("deny", tool="bash"))
+    assert policy.decide("bash", "execute").decision == "ask" and policy.rules == (Rule("ask", tool="bash"),)
+
+
+def test_a_rule_subclass_is_asked_at_every_decision() -> None:
+    """A Rule subclass may match by anything: a policy holding one keeps no rulings."""
+    answers = iter(["allow", "deny"])
+
+    class Flipping(Rule):
+        def matches(self, tool: str, kind: str) -> bool:
+            return next(answers) == "deny"
+
+    policy = Policy(rules=(Flipping("deny", tool="x"),))
+    assert policy._rulings is None
+    assert policy.decide("x", "read").decision == "ask"
+    assert policy.decide("x", "read").decision == "deny"
+
+
+def test_a_call_answered_this_turn_is_found_again_and_others_are_not(config_home: Path) -> None:
+    from langacp_permissions.decisions import settled
+    from langacp_permissions.session import call_key, state_of
+
+    session = _session(config_home)
+    call = ToolCallInfo("1", "bash", {"command": "ls"})
+    assert decide(call, "execute", session).decision == "ask" and settled(call, "execute", session) is None
+    state_of(session).answered[call_key(call)] = PermissionVerdict("deny", "no")
+    assert decide(call, "execute", session) == PermissionVerdict("deny", "no")
+    assert settled(call, "execute", session) == PermissionVerdict("deny", "no")
+    other = ToolCallInfo("1", "bash", {"command": "ls -l"})  # the same id, other arguments: another call
+    assert decide(other, "execute", session).decision == "ask" and settled(other, "execute", session) is None
 
 
 def test_rules_are_validated() -> None:

@@ -41,7 +41,7 @@ def decide(call: ToolCallInfo, kind: str, session: SessionContext) -> Permission
     if ruling.decision == "deny":
         why = f" ({ruling.rule.describe()})" if ruling.rule is not None else ""
         return PermissionVerdict("deny", f"the permission policy denies it{why}")
-    answered = state_of(session).answered.get(call_key(call))
+    answered = _answered(call, session)
     if answered is not None:
         return answered
     found = recall(session, call)
@@ -50,6 +50,12 @@ def decide(call: ToolCallInfo, kind: str, session: SessionContext) -> Permission
         if remembered == "deny" or (remembered == "allow" and ruling.decision == "ask"):
             return _remembered_verdict(scope, remembered)
     return PermissionVerdict(ruling.decision)
+
+
+def _answered(call: ToolCallInfo, session: SessionContext) -> PermissionVerdict | None:
+    """This turn's answer about this very call, if the user gave one (no key is made when none was given)."""
+    answered = state_of(session).answered
+    return answered.get(call_key(call)) if answered else None
 
 
 def options_for(scope: Scope) -> list[Any]:
@@ -69,7 +75,7 @@ def options_for(scope: Scope) -> list[Any]:
 
 def settled(call: ToolCallInfo, kind: str, session: SessionContext) -> PermissionVerdict | None:
     """An answer the user already gave that settles ``call`` without asking: this turn's, or an "always" one."""
-    answered = state_of(session).answered.get(call_key(call))
+    answered = _answered(call, session)
     if answered is not None:
         return answered
     found = recall(session, call)

@@ -24,6 +24,8 @@ __all__ = ["DECISIONS", "DEFAULT_RULES", "Policy", "Rule", "Ruling", "stricter"]
 
 DECISIONS: tuple[PermissionDecision, ...] = get_args(PermissionDecision)
 _STRICTNESS = {"allow": 0, "ask": 1, "deny": 2}
+_MEMO_SIZE = 512
+"""Rulings a policy keeps, by (tool, kind): a session calls a handful of tools, each asked at every call."""
 
 
 def stricter(a: PermissionDecision, b: PermissionDecision) -> PermissionDecision:
@@ -106,6 +108,17 @@ class Policy:
 
     rules: tuple[Rule, ...] = DEFAULT_RULES
     restrictions: tuple[Rule, ...] = field(default=())
+    _rulings: dict[tuple[str, str], Ruling] | None = field(default=None, init=False, repr=False, compare=False)
+    """Decisions made, by (tool, kind); ``None`` when the rules are not all plain :class:`Rule` objects."""
+
+    def __post_init__(self) -> None:
+        # A decision depends only on the rules and the call's tool and kind. Held as tuples of
+        # frozen Rules (whose matching is a pure function of their fields), the rules cannot change
+        # after this, so each (tool, kind) is decided once; a Rule subclass may match otherwise: no memo.
+        object.__setattr__(self, "rules", tuple(self.rules))
+        object.__setattr__(self, "restrictions", tuple(self.restrictions))
+        if all(type(rule) is Rule for rule in (*self.rules, *self.restrictions)):
+            object.__setattr__(self, "_rulings", {})
 
     @classmethod
     def ask_everything(cls, source: str = "fallback") -> Policy:
@@ -121,7 +134,19 @@ class Policy:
         return replace(self, restrictions=(*self.restrictions, *rules))
 
     def decide(self, tool: str, kind: str) -> Ruling:
-        """The decision for a call of tool ``tool`` of kind ``kind``."""
+        """The decision for a call of tool ``tool`` of kind ``kind`` (made once per policy, tool and kind)."""
+        rulings = self._rulings
+        if rulings is None or type(tool) is not str or type(kind) is not str:
+            return self._decide(tool, kind)
+        ruling = rulings.get((tool, kind))
+        if ruling is None:
+            ruling = self._decide(tool, kind)
+            if len(rulings) >= _MEMO_SIZE:
+                rulings.clear()
+            rulings[(tool, kind)] = ruling
+        return ruling
+
+    def _decide(self, tool: str, kind: str) -> Ruling:
         base = _evaluate(self.rules, tool, kind) or Ruling("ask")
         tighter = _evaluate(self.restrictions, tool, kind)
         if tighter is not None and stricter(tighter.decision, base.decision) != base.decision:
