@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import inspect
+import itertools
 from typing import Any
 
 import pytest
@@ -241,6 +242,66 @@ async def test_compat_langchain_composes_model_call_wrappers_as_create_agent() -
     assert seen == ["outer", "inner", "model req", "outer-after"]
     assert [m.text for m in result.model_response.result] == ["hi"]
     assert [c.update for c in result.commands] == [{"note": "inner"}]
+
+
+_WRAPPER_BEHAVIOURS = ("pass", "message", "command", "no-command", "retry", "retry-fails", "request")
+
+
+def _behaving(behaviour: str, name: str, seen: list[str]) -> Any:
+    """A model-call wrapper that does ``behaviour`` (see :data:`_WRAPPER_BEHAVIOURS`), logging to ``seen``."""
+    from langchain.agents.middleware.types import ExtendedModelResponse
+    from langchain_core.messages import AIMessage
+    from langgraph.types import Command
+
+    async def wrapper(request: Any, handler: Any) -> Any:
+        seen.append(f"{name} in {request}")
+        if behaviour == "request":
+            request = f"{request}+{name}"
+        response = await handler(request)
+        seen.append(f"{name} got {type(response).__name__} {[m.text for m in response.result]}")
+        if behaviour in ("retry", "retry-fails"):
+            try:
+                response = await handler(f"{request} again" if behaviour == "retry" else "fail")
+            except RuntimeError:
+                seen.append(f"{name} caught")
+        if behaviour == "message":
+            return AIMessage(content=f"{name} says", id=name)
+        if behaviour in ("command", "no-command"):
+            return ExtendedModelResponse(response, Command(update={"by": name}) if behaviour == "command" else None)
+        return response
+
+    return wrapper
+
+
+@pytest.mark.parametrize(
+    "behaviours",
+    [(b,) for b in _WRAPPER_BEHAVIOURS]
+    + list(itertools.product(_WRAPPER_BEHAVIOURS, repeat=2))
+    + list(itertools.product(("command", "retry", "retry-fails", "message"), repeat=3)),
+)
+async def test_compat_langchain_model_call_wrappers_compose_as_langchains_chain(behaviours: tuple[str, ...]) -> None:
+    """The same calls, in the same order, and an equal result as LangChain's ``_chain_async_model_call_handlers``."""
+    from langchain.agents.factory import _chain_async_model_call_handlers
+    from langchain.agents.middleware.types import ModelResponse
+    from langchain_core.messages import AIMessage
+
+    async def run(compose: Any) -> tuple[list[str], Any]:
+        seen: list[str] = []
+        calls = iter(range(100))
+
+        async def model(request: Any) -> Any:
+            seen.append(f"model {request}")
+            if request == "fail":
+                raise RuntimeError("model failed")
+            n = next(calls)
+            return ModelResponse(result=[AIMessage(content=f"m{n}", id=f"m{n}")])
+
+        wrappers = [_behaving(b, f"w{i}", seen) for i, b in enumerate(behaviours)]
+        return seen, await compose(wrappers)("req", model)
+
+    ours, theirs = await run(langchain.compose_model_call_wrappers), await run(_chain_async_model_call_handlers)
+    assert ours == theirs
+    assert type(ours[1]) is type(theirs[1])
 
 
 @pytest.mark.parametrize("module", [sdk, langchain, langgraph, stdlib])
