@@ -281,3 +281,22 @@ def test_stand_ins_define_every_hook_agent_middleware_has() -> None:
     every = type("Every", (AgentMiddleware,), dict.fromkeys(hooks, hook))
     stand_in = _stand_in_class(every)
     assert all(getattr(stand_in, h) is not getattr(AgentMiddleware, h) for h in hooks)
+
+
+def test_the_hooks_are_worked_out_again_when_agent_middleware_changes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``middleware_hooks`` is kept between sessions only while ``AgentMiddleware``'s members are the
+    same objects: a hook added, replaced or removed is seen at the next call."""
+    from langacp.shared_graphs import middleware_hooks
+
+    before = middleware_hooks()
+    assert middleware_hooks() is before  # kept: nothing changed
+
+    def awrap_new_hook(self: Any, request: Any, handler: Any) -> Any:
+        return handler(request)
+
+    monkeypatch.setattr(AgentMiddleware, "awrap_new_hook", awrap_new_hook, raising=False)
+    assert middleware_hooks() == (*before, "awrap_new_hook")
+    monkeypatch.setattr(AgentMiddleware, "before_model", property(lambda self: None))  # no longer a function
+    assert "before_model" not in middleware_hooks()
+    monkeypatch.undo()
+    assert middleware_hooks() == before

@@ -23,7 +23,9 @@ once, then remembered (bare has no permission step at all). At each mark:
   checkpoint and its pending writes (what a load reads); DB / head says how much more than the
   conversation the file holds.
 - **load**: ``session/load`` of the session (closed first), the agent's CPU until the response,
-  every replayed update received, against ``aget_tuple`` of the same checkpoint in the bare probe.
+  every replayed update received, against ``aget_tuple`` of the same checkpoint in the bare probe;
+  each the median of ``--loads`` loads (reads) of the same session, so one load the machine's
+  load happened to hit does not move the row.
 
 **Sessions.** S sessions opened in one agent process (``langacp.testing.agent:shared_model_agent``:
 the factory as users are told to write it, one model made once for every session, as the bare
@@ -65,6 +67,8 @@ DOC_END = "<!-- growth:end -->"
 WINDOW = 9
 """Turns whose median is a mark's turn CPU (those ending at the mark)."""
 YIELD = base.YIELD_DELAY
+LOADS = 5
+"""Loads of the session at each mark (and ``aget_tuple`` calls in the bare probe): a row is their median."""
 OPEN_KB_SESSIONS = 50
 """Sessions of the live-objects row (the process runs as many first, to warm up)."""
 SESSIONS_TARGET = "langacp.testing.agent:shared_model_agent"
@@ -145,10 +149,14 @@ def bare_turns_probe(db: str) -> None:
                         if "".join(text) != f"done: {i + 1}":
                             raise RuntimeError(f"bare turn {i}: {''.join(text)!r}")
                 elif verb == "load":
-                    cpu, wall = time.process_time(), time.perf_counter()
-                    tup = await saver.aget_tuple({"configurable": {"thread_id": "bare", "checkpoint_ns": ""}})
-                    out = (time.process_time() - cpu, time.perf_counter() - wall)
-                    assert tup is not None
+                    reads = []
+                    for _ in range(int(args[0]) if args else 1):
+                        gc.collect()  # as before each served load
+                        cpu, wall = time.process_time(), time.perf_counter()
+                        tup = await saver.aget_tuple({"configurable": {"thread_id": "bare", "checkpoint_ns": ""}})
+                        reads.append((time.process_time() - cpu, time.perf_counter() - wall))
+                        assert tup is not None
+                    out = (statistics.median(c for c, _ in reads), statistics.median(w for _, w in reads))
                 else:
                     raise ValueError(line)
                 print(json.dumps(out), flush=True)
@@ -192,7 +200,7 @@ class BareProbe:
 # -- turns ----------------------------------------------------------------------------------------
 
 
-async def growth(turns: int, marks: list[int], chunk: int = 1) -> dict[str, Any]:
+async def growth(turns: int, marks: list[int], chunk: int = 1, loads: int = LOADS) -> dict[str, Any]:
     """The turn rows: per mark, both sides' turn CPU, bytes and load."""
     rows: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="langacp-growth-") as tmp:
@@ -241,28 +249,35 @@ async def growth(turns: int, marks: list[int], chunk: int = 1) -> dict[str, Any]
                     "bare_bytes": db_bytes(bare_db),
                     "bare_head": head_bytes(bare_db, "bare"),
                 }
-                row["load_cpu"], row["load_wall"] = await served_load(conn, client, clock, session, mark)
-                row["bare_load_cpu"], row["bare_load_wall"] = await bare.ask("load")
+                row["load_cpu"], row["load_wall"] = await served_load(conn, client, clock, session, mark, loads)
+                row["bare_load_cpu"], row["bare_load_wall"] = await bare.ask(f"load {loads}")
+                row["loads"] = loads
                 rows[str(mark)] = row
                 print(f"turn {mark}: {json.dumps({k: round(v, 4) for k, v in row.items()})}", file=sys.stderr)
     return rows
 
 
-async def served_load(conn: Any, client: Any, clock: int | None, session: str, mark: int) -> tuple[float, float]:
-    """Close the session and load it back: the agent's CPU and the wall time until every update is in."""
-    await conn.close_session(session_id=session)
-    client.updates.clear()
-    gc.collect()
-    cpu = time.clock_gettime(clock) if clock is not None else 0.0
-    wall = time.perf_counter()
-    await conn.load_session(cwd=str(REPO), session_id=session, mcp_servers=[])
-    elapsed = time.perf_counter() - wall
-    agent_cpu = time.clock_gettime(clock) - cpu if clock is not None else 0.0
-    calls = [u for u in client.of(session, "tool_call") if u.status == "completed"]
-    if len(calls) != mark:
-        raise base.BenchmarkError(f"session/load after {mark} turns replayed {len(calls)} tool calls")
-    client.updates.clear()
-    return agent_cpu, elapsed
+async def served_load(
+    conn: Any, client: Any, clock: int | None, session: str, mark: int, loads: int = LOADS
+) -> tuple[float, float]:
+    """Close the session and load it back, ``loads`` times: the medians of the agent's CPU and of the
+    wall time until every update is in."""
+    measured = []
+    for _ in range(loads):
+        await conn.close_session(session_id=session)
+        client.updates.clear()
+        gc.collect()
+        cpu = time.clock_gettime(clock) if clock is not None else 0.0
+        wall = time.perf_counter()
+        await conn.load_session(cwd=str(REPO), session_id=session, mcp_servers=[])
+        elapsed = time.perf_counter() - wall
+        agent_cpu = time.clock_gettime(clock) - cpu if clock is not None else 0.0
+        calls = [u for u in client.of(session, "tool_call") if u.status == "completed"]
+        if len(calls) != mark:
+            raise base.BenchmarkError(f"session/load after {mark} turns replayed {len(calls)} tool calls")
+        client.updates.clear()
+        measured.append((agent_cpu, elapsed))
+    return statistics.median(c for c, _ in measured), statistics.median(w for _, w in measured)
 
 
 # -- open sessions --------------------------------------------------------------------------------
@@ -452,7 +467,8 @@ def render(turn_rows: dict[str, Any], session_rows: dict[str, Any]) -> str:
             f"| {_mb(r['bare_bytes'])} ({r['bare_bytes'] / max(r['bare_head'], 1):.1f}×) "
             f"| {r['bytes'] / r['bare_bytes']:.2f} |",
             f"| turn {mark}: WAL bytes | {_mb(r['wal'])} | {_mb(r['bare_wal'])} | |",
-            f"| turn {mark}: session/load CPU (bare: aget_tuple) | {r['load_cpu'] * 1e3:.1f} ms "
+            f"| turn {mark}: session/load CPU, median of {r.get('loads', 1):.0f} (bare: aget_tuple) "
+            f"| {r['load_cpu'] * 1e3:.1f} ms "
             f"| {r['bare_load_cpu'] * 1e3:.1f} ms | {r['load_cpu'] / max(r['bare_load_cpu'], 1e-6):.2f} |",
         ]
     open_kb = session_rows.get("open_kb")
@@ -506,6 +522,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sessions", default="50,100,200")
     parser.add_argument("--no-sessions", action="store_true")
     parser.add_argument("--no-turns", action="store_true")
+    parser.add_argument("--loads", type=int, default=LOADS, help="loads per mark; a load row is their median")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--bare-turns", help=argparse.SUPPRESS)
     parser.add_argument("--bare-sessions", help=argparse.SUPPRESS)
@@ -524,7 +541,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.quick:
         args.turns, args.marks, args.sessions = 100, "1,50,100", "20,50"
     marks = sorted({m for m in map(int, args.marks.split(",")) if m <= args.turns} | {args.turns})
-    turn_rows = {} if args.no_turns else asyncio.run(growth(args.turns, marks))
+    turn_rows = {} if args.no_turns else asyncio.run(growth(args.turns, marks, loads=args.loads))
     session_rows = {} if args.no_sessions else asyncio.run(sessions([int(s) for s in args.sessions.split(",")]))
     table = render(turn_rows, session_rows)
     print(table)

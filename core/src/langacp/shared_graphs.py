@@ -29,6 +29,7 @@ import functools
 import inspect
 import itertools
 import logging
+import operator
 import types
 import weakref
 from collections import OrderedDict
@@ -54,12 +55,25 @@ UNBOUND = "langacp: a shared graph's stand-in ran instead of the running session
 
 
 def middleware_hooks() -> tuple[str, ...]:
-    """The hooks a middleware can define: every public function of ``AgentMiddleware`` itself."""
+    """The hooks a middleware can define: every public function of ``AgentMiddleware`` itself.
+
+    Asked several times per session opened; worked out again unless the class's members are
+    the very objects (under the same names, in the same order) they were when last worked out.
+    """
     from langchain.agents.middleware import AgentMiddleware
 
-    return tuple(
-        name for name, value in vars(AgentMiddleware).items() if inspect.isfunction(value) and not name.startswith("_")
-    )
+    members = vars(AgentMiddleware)
+    names, values = tuple(members), tuple(members.values())
+    known = _HOOKS.get(AgentMiddleware)
+    if known is not None and known[0] == names and all(map(operator.is_, known[1], values)):
+        return known[2]
+    hooks = tuple(name for name, value in members.items() if inspect.isfunction(value) and not name.startswith("_"))
+    _HOOKS[AgentMiddleware] = (names, values, hooks)
+    return hooks
+
+
+_HOOKS: dict[type[Any], tuple[tuple[str, ...], tuple[Any, ...], tuple[str, ...]]] = {}
+""":func:`middleware_hooks`, with the members of ``AgentMiddleware`` it was worked out from."""
 
 
 @dataclass

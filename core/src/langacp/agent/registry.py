@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 import functools
 import logging
 import os
@@ -137,18 +138,21 @@ class SessionRegistry:
         mcp_servers: list[Any] | None,
         *,
         created: bool,
-        stored: dict[str, Any] | None = None,
+        stored: SessionRecord | None = None,
     ) -> Session:
         """Build the session's context and graph (plugins told first), register it and store its record.
 
-        ``stored``: the record as the store holds it (a restored session); it is not written again
-        when nothing in it changed (a commit, and an ``fsync``, saved on every load of a session).
+        ``stored``: a deep copy of the record as the store holds it (a restored session); the
+        record is not written again when it still equals it (a commit, and an ``fsync``, saved on
+        every load of a session). Equality is the dataclass's, field by field on the copy: a
+        value that does not compare equal to its own copy (an object without ``__eq__`` in a
+        plugin's data) counts as a change, so the record is written, never wrongly kept.
         """
         with self._at_work():
             return await self._open(record, mcp_servers, created=created, stored=stored)
 
     async def _open(
-        self, record: SessionRecord, mcp_servers: list[Any] | None, *, created: bool, stored: dict[str, Any] | None
+        self, record: SessionRecord, mcp_servers: list[Any] | None, *, created: bool, stored: SessionRecord | None
     ) -> Session:
         from langacp.bridge.tool_ids import AliasingClient, ToolCallIds
         from langacp.operations import offered, open_outbox
@@ -193,7 +197,7 @@ class SessionRegistry:
         context.new_thread = functools.partial(self.new_thread, session)
         self.live[session_id] = session
         sync_record(session.record, context)  # the context is the one truth; the record mirrors it
-        if stored is None or record.as_dict() != stored:
+        if stored is None or record != stored:
             await store.put(record)
         session.offer = offered(self.plugins, context)  # asked once: for the commands and the response
         release(session.offer)
@@ -211,7 +215,7 @@ class SessionRegistry:
         if live is not None:
             return live, None
         record = await self.stored_record(await self.loader.store(), session_id)
-        stored = record.as_dict()  # a deep copy
+        stored = copy.deepcopy(record)  # what the store holds, to tell whether opening changed it
         record.cwd = cwd
         if additional_directories is not None:
             record.additional_directories = list(additional_directories)

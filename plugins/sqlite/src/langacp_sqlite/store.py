@@ -144,13 +144,15 @@ class SqliteStore:
             await self._conn.commit()
 
     async def get(self, session_id: str) -> SessionRecord | None:
-        async with self._conn.execute(
-            f"SELECT {RECORD_BYTES} FROM langacp_sessions WHERE session_id = ?", (session_id,)
-        ) as cursor:
-            row = await cursor.fetchone()
-        if row is None:
+        # One trip to the connection's thread (a cursor opened, read and closed: three).
+        rows = list(
+            await self._conn.execute_fetchall(
+                f"SELECT {RECORD_BYTES} FROM langacp_sessions WHERE session_id = ?", (session_id,)
+            )
+        )
+        if not rows:
             return None
-        return record_from_json(session_id, row[0])
+        return record_from_json(session_id, rows[0][0])
 
     async def delete(self, session_id: str) -> None:
         async with self.checkpointer.lock:
@@ -174,9 +176,8 @@ class SqliteStore:
             async with self.checkpointer.lock:
                 await self._conn.execute(_LEASES["take"], (session_id, owner, time.time() + ttl, time.time()))
                 await self._conn.commit()
-                async with self._conn.execute(_LEASES["holder"], (session_id,)) as cursor:
-                    row = await cursor.fetchone()
-                holder = str(row[0]) if row else owner
+                rows = list(await self._conn.execute_fetchall(_LEASES["holder"], (session_id,)))  # one trip
+                holder = str(rows[0][0]) if rows else owner
                 if holder == owner:
                     return None
                 if not holder_is_gone(holder):
