@@ -13,7 +13,9 @@ never put to the user.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Awaitable, Callable, Sequence
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from langchain.agents.middleware import AgentMiddleware
@@ -78,12 +80,16 @@ class ToolGuardMiddleware(AgentMiddleware):  # type: ignore[type-arg]
         if runner is not None:
             runner.tool_started(call.tool_call_id, call.name, call.args)
         await self.plugins.tool_starting(call, self.session)
-        from langacp.protocol import tool_cancels
-
+        tool_cancels = _tool_cancels()
+        session_id = self.session.session_id
+        result: ToolMessage | Command[Any]
         try:
-            result = await tool_cancels.run(
-                self.session.session_id, call.tool_call_id, lambda: run_contained(call, handler, request)
-            )
+            if tool_cancels.enabled(session_id):  # a client that may stop this call alone: it runs as a task
+                result = await tool_cancels.run(
+                    session_id, call.tool_call_id, lambda: run_contained(call, handler, request)
+                )
+            else:
+                result = await run_contained(call, handler, request)
         except tool_cancels.ToolCallCancelled:  # the client stopped this call alone (ACP v2): the turn goes on
             result = ToolMessage(
                 content="Cancelled: the user stopped this tool call.",
@@ -93,6 +99,14 @@ class ToolGuardMiddleware(AgentMiddleware):  # type: ignore[type-arg]
             )
         await self.plugins.tool_finished(call, result, self.session)
         return result
+
+
+@functools.cache
+def _tool_cancels() -> ModuleType:
+    """:mod:`langacp.protocol.tool_cancels`, imported on the first tool call (it imports the protocol's models)."""
+    from langacp.protocol import tool_cancels
+
+    return tool_cancels
 
 
 class PluginWrappersMiddleware(ToolGuardMiddleware):

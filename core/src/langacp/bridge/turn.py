@@ -250,14 +250,12 @@ class TurnReporter:
     def announce(self, call_id: str, name: str, args: dict[str, Any] | None) -> None:
         """Report a tool call: ``tool_call`` the first time (with ``args`` if known); arguments
         learnt later are held for ``in_progress`` (see :meth:`show_arguments`)."""
-        from acp import update_tool_call
-
-        from langacp.protocol import start_tool_call
-
         if not call_id:
             return
         state = self.tools.get(call_id)
         if state is None:
+            from langacp.protocol import start_tool_call
+
             call = ToolCallInfo(call_id, name, dict(args or {}))
             state = self.tools[call_id] = _ToolState(call, has_args=args is not None)
             self.sink.put(
@@ -277,6 +275,8 @@ class TurnReporter:
             if state.status == "pending":
                 state.held = self._describe(state.call)
             else:  # it started before its arguments were known: they cannot wait for in_progress
+                from acp import update_tool_call
+
                 self.sink.put(update_tool_call(call_id, raw_input=args, **self._describe(state.call)))
 
     def finish_tool(self, message: ToolMessage) -> None:
