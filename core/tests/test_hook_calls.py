@@ -183,3 +183,129 @@ def test_a_replay_is_the_same_through_pluggy_and_called_directly() -> None:
     through_pluggy = replay(direct=False)
     assert replay(direct=True) == through_pluggy
     assert through_pluggy.count('"sessionUpdate": "tool_call"') == 4
+
+
+# -- the plans' staleness check: every change to registrations or specs is seen ------------------
+
+_MANAGER_METHODS = {
+    # changes registrations or specs (MonitoredManager counts each): register, unregister, add_hookspecs,
+    # add_hookcall_monitoring; through them: set_blocked (unregister), load_setuptools_entrypoints
+    # (register), enable_tracing (add_hookcall_monitoring)
+    "add_hookcall_monitoring",
+    "add_hookspecs",
+    "enable_tracing",
+    "load_setuptools_entrypoints",
+    "register",
+    "set_blocked",
+    "unregister",
+    # read only, or changes nothing a call reads (unblock lets a later register through)
+    "check_pending",
+    "get_canonical_name",
+    "get_hookcallers",
+    "get_name",
+    "get_plugin",
+    "get_plugins",
+    "has_plugin",
+    "is_blocked",
+    "is_registered",
+    "list_name_plugin",
+    "list_plugin_distinfo",
+    "list_plugin_distributions",
+    "parse_hookimpl_opts",
+    "parse_hookspec_opts",
+    "subset_hook_caller",
+    "unblock",
+}
+_CALLER_METHODS = {
+    # set_specification changes a spec without the manager: the plan keeps the spec object and compares it
+    "set_specification",
+    # call_extra / call_historic call through pluggy with a copy of the list; the rest only read
+    "call_extra",
+    "call_historic",
+    "get_hookimpls",
+    "has_spec",
+    "is_historic",
+    "name",
+    "spec",
+}
+
+
+def test_pluggys_public_methods_are_the_known_ones() -> None:
+    """A pluggy with a new public way to change registrations must be looked at (langacp.hook_calls' plans)."""
+    import pluggy
+    from pluggy._hooks import HookCaller
+
+    assert {n for n in dir(pluggy.PluginManager) if not n.startswith("_")} == _MANAGER_METHODS
+    caller = Plugins().pm.hook.langacp_tool_title
+    assert {n for n in dir(caller) if not n.startswith("_")} == _CALLER_METHODS
+    assert type(caller) is HookCaller
+
+
+def test_every_public_change_to_the_registrations_is_seen() -> None:
+    plugins = Plugins()
+    session = SessionContext(session_id="s", cwd="/tmp", plugins=plugins)
+    call = ToolCallInfo("c", "lookup", {"q": "x"})
+
+    def title() -> str:
+        direct, through_pluggy = _both(plugins, "langacp_tool_title", call=call, session=session)
+        assert direct == through_pluggy
+        return str(direct)
+
+    assert title() == "lookup"
+    raw = Titles("raw")
+    plugins.pm.register(raw, "raw")  # pluggy's own register, not the guarded one
+    assert title() == "raw: lookup"
+    plugins.pm.set_blocked("raw")  # unregisters it
+    assert title() == "lookup"
+    plugins.pm.unblock("raw")
+    plugins.register(Titles("guarded"), "guarded")
+    assert title() == "guarded: lookup"
+    plugins.pm.unregister(name="guarded")
+    assert title() == "lookup"
+
+
+def test_a_spec_added_or_set_later_is_seen() -> None:
+    """An unspecified hook answers a list; once its spec says first result, the first answer."""
+    import pluggy
+
+    from langacp.hook_calls import DirectCalls, MonitoredManager
+
+    spec, impl = pluggy.HookspecMarker("probe"), pluggy.HookimplMarker("probe")
+
+    class Impl:
+        @impl
+        def probe_hook(self, x: int) -> int:
+            return x + 1
+
+    class Specs:
+        @spec(firstresult=True)
+        def probe_hook(self, x: int) -> int:  # type: ignore[empty-body]
+            """A first-result hook."""
+
+    for how in ("add_hookspecs", "set_specification"):
+        pm = MonitoredManager("probe")
+        direct = DirectCalls(pm)
+        pm.register(Impl())
+        assert direct.call("probe_hook", {"x": 1}) == pm.hook.probe_hook(x=1) == [2]
+        if how == "add_hookspecs":
+            pm.add_hookspecs(Specs)
+        else:  # on the caller itself, the manager not told
+            pm.hook.probe_hook.set_specification(Specs, {"firstresult": True})
+        assert direct.call("probe_hook", {"x": 1}) == pm.hook.probe_hook(x=1) == 2
+
+
+def test_a_plain_plugin_manager_is_called_through_pluggy_and_never_kept() -> None:
+    import pluggy
+
+    from langacp import hookspecs
+    from langacp.hook_calls import DirectCalls
+
+    pm = pluggy.PluginManager(hookspecs.PROJECT)
+    pm.add_hookspecs(hookspecs)
+    direct = DirectCalls(pm)
+    kwargs = {"call": ToolCallInfo("c", "x", {}), "session": None}
+    assert direct.call("langacp_tool_title", kwargs) is None
+    pm.register(Titles("t"), "t")
+    assert direct.call("langacp_tool_title", kwargs) == "t: x"
+    pm.register(Wrapping(), "wrapping")
+    assert direct.call("langacp_tool_title", kwargs) == "[t: x]"

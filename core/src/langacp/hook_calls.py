@@ -8,40 +8,73 @@ when nothing that machinery exists for is in play, and hands the call to pluggy 
 
 Sound by construction, assuming only pluggy's public API:
 
-- the implementations are read from ``HookCaller.get_hookimpls()`` at every call and the plan
-  is rebuilt when that list changed (a plugin registered or unregistered, in any way);
+- a hook's plan (its implementations in calling order) is rebuilt whenever the manager's
+  registrations or specs may have changed: :class:`MonitoredManager` counts every call of the
+  public methods that change them (``register``, ``unregister``, which ``set_blocked`` uses,
+  ``add_hookspecs``, ``add_hookcall_monitoring``), and the plan also keeps the hook's caller and
+  spec object, compared at every call (``HookCaller.set_specification`` called on its own);
+  ``core/tests/test_hook_calls.py`` pins pluggy's public methods, so a new way to change them fails it;
 - a hook with a wrapper (``wrapper`` / ``hookwrapper``) or an implementation taking keyword-only
   arguments goes to pluggy; so does a call missing an argument an implementation takes (pluggy
   fills a spec's defaults or raises ``HookCallError``), decided before any implementation runs;
 - once call monitoring is installed on the manager (``add_hookcall_monitoring``, which
   ``enable_tracing`` uses), every call goes to pluggy (:class:`MonitoredManager` records it);
+  a manager that is not a :class:`MonitoredManager` always calls through pluggy;
 - the order is pluggy's (the list reversed: last registered and ``tryfirst`` first), each
   implementation gets its arguments by name as ``_multicall`` gives them, ``None`` means "no
-  answer", a first-result hook stops at the first other answer, an exception propagates.
+  answer", a first-result hook stops at the first other answer, an exception propagates;
+- an implementation :mod:`langacp.hook_guard` wrapped is run as its wrapper runs it
+  (:class:`~langacp.hook_guard.Guarded`: the same failure and awaitable handling), without the
+  wrapper's own call.
 
 ``tests: core/tests/test_hook_calls.py`` compares both ways on every facade hook.
 """
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Mapping
 from operator import itemgetter
 from typing import Any
 
 import pluggy
 
+from langacp.hook_guard import PLAIN_RESULTS, Guarded
+
 __all__ = ["DirectCalls", "MonitoredManager"]
 
-_Plan = tuple[tuple[Callable[..., Any], Callable[[Mapping[str, Any]], tuple[Any, ...]]], ...]
+_Step = tuple[Callable[..., Any], Callable[[Mapping[str, Any]], tuple[Any, ...]], "Guarded | None"]
+_Plan = tuple[_Step, ...]
 
 
 class MonitoredManager(pluggy.PluginManager):
-    """A ``PluginManager`` that remembers whether call monitoring was ever installed on it."""
+    """A ``PluginManager`` that remembers whether call monitoring was ever installed on it, and
+    counts the changes to its registrations and specs (``changes``)."""
 
     monitored = False
+    changes = 0
+
+    def register(self, plugin: Any, name: str | None = None) -> str | None:
+        try:
+            return super().register(plugin, name)
+        finally:
+            self.changes += 1
+
+    def unregister(self, plugin: Any = None, name: str | None = None) -> Any:
+        try:
+            return super().unregister(plugin, name)
+        finally:
+            self.changes += 1
+
+    def add_hookspecs(self, module_or_class: Any) -> None:
+        try:
+            super().add_hookspecs(module_or_class)
+        finally:
+            self.changes += 1
 
     def add_hookcall_monitoring(self, before: Any, after: Any) -> Callable[[], None]:
         self.monitored = True
+        self.changes += 1
         return super().add_hookcall_monitoring(before, after)
 
 
@@ -50,41 +83,62 @@ class DirectCalls:
 
     def __init__(self, pm: pluggy.PluginManager) -> None:
         self.pm = pm
-        self._plans: dict[str, tuple[list[Any], _Plan | None, frozenset[str], bool]] = {}
+        self._plans: dict[str, tuple[int | None, Any, Any, _Plan | None, frozenset[str], bool]] = {}
 
     def call(self, hook: str, kwargs: Mapping[str, Any]) -> Any:
         """``pm.hook.<hook>(**kwargs)``: a first-result hook's first answer other than ``None``, else all such."""
-        caller = getattr(self.pm.hook, hook)
-        impls = caller.get_hookimpls()
+        pm = self.pm
         known = self._plans.get(hook)
-        if known is None or known[0] != impls:
-            first = bool(caller.spec is not None and caller.spec.opts.get("firstresult"))
-            known = self._plans[hook] = (impls, *_plan(impls), first)
-        _, plan, needed, first = known
-        if plan is None or getattr(self.pm, "monitored", True) or not kwargs.keys() >= needed:
+        if (
+            known is None
+            or known[0] is None
+            or known[0] != getattr(pm, "changes", None)
+            or known[1].spec is not known[2]
+        ):
+            known = self._plan_of(hook)
+        _, caller, _, plan, needed, first = known
+        if plan is None or getattr(pm, "monitored", True) or not kwargs.keys() >= needed:
             return caller(**kwargs)
-        if first:
-            for function, arguments in plan:
-                answer = function(*arguments(kwargs))
-                if answer is not None:
-                    return answer
-            return None
         answers = []
-        for function, arguments in plan:
-            answer = function(*arguments(kwargs))
+        for function, arguments, guarded in plan:
+            if guarded is None:
+                answer = function(*arguments(kwargs))
+            else:
+                args = arguments(kwargs)
+                try:
+                    answer = function(*args)
+                except Exception as exc:  # noqa: BLE001 - the guard's handling: logged and skipped, or re-raised
+                    answer = guarded.failure(exc, args)
+                else:
+                    if answer is not None and type(answer) not in PLAIN_RESULTS and inspect.isawaitable(answer):
+                        answer = guarded.awaitable(answer, args)
             if answer is not None:
+                if first:
+                    return answer
                 answers.append(answer)
-        return answers
+        return None if first else answers
+
+    def _plan_of(self, hook: str) -> tuple[int | None, Any, Any, _Plan | None, frozenset[str], bool]:
+        changes: int | None = getattr(self.pm, "changes", None)
+        caller = getattr(self.pm.hook, hook)
+        spec = caller.spec
+        first = bool(spec is not None and spec.opts.get("firstresult"))
+        known = self._plans[hook] = (changes, caller, spec, *_plan(caller.get_hookimpls()), first)
+        return known
 
 
 def _plan(impls: list[Any]) -> tuple[_Plan | None, frozenset[str]]:
     """The implementations in pluggy's calling order with their argument names; ``None`` when pluggy must call."""
-    plan = []
+    plan: list[_Step] = []
     needed: set[str] = set()
     for impl in reversed(impls):
         if impl.hookwrapper or impl.wrapper or getattr(impl, "kwargnames", ()):
             return None, frozenset()
-        plan.append((impl.function, _arguments(tuple(impl.argnames))))
+        guarded = getattr(impl.function, "guarded", None)
+        if type(guarded) is Guarded:
+            plan.append((guarded.function, _arguments(tuple(impl.argnames)), guarded))
+        else:
+            plan.append((impl.function, _arguments(tuple(impl.argnames)), None))
         needed.update(impl.argnames)
     return tuple(plan), frozenset(needed)
 

@@ -29,11 +29,11 @@ from langacp.hookspecs import CONTRACT, PROJECT, TIME_LIMITS, Hook
 from langacp.notices import notify_once
 from langacp.types import PromptCancelled, SessionContext, TurnPaused
 
-__all__ = ["HookGuard", "hook_time_limit"]
+__all__ = ["PLAIN_RESULTS", "Guarded", "HookGuard", "hook_time_limit"]
 
 log = logging.getLogger("langacp.plugins")
 
-_PLAIN_RESULTS: frozenset[type] = frozenset({str, list, dict, tuple, bool, int, float})
+PLAIN_RESULTS: frozenset[type] = frozenset({str, list, dict, tuple, bool, int, float})
 """Hook results that are never awaitable: returned without ``inspect.isawaitable`` (the hot path)."""
 
 
@@ -113,6 +113,36 @@ class _StandIn:
         return list(self.__dict__)
 
 
+class Guarded:
+    """What a synchronous hook's wrapper does around its implementation, for a caller that runs it inline.
+
+    ``guarded(*args)`` (the wrapper pluggy registers) is: ``function(*args)``; an exception goes to
+    :meth:`failure`; a result that is not ``None``, not of a :data:`PLAIN_RESULTS` type and awaitable
+    goes to :meth:`awaitable`. :class:`langacp.hook_calls.DirectCalls` runs those steps itself.
+    """
+
+    __slots__ = ("_guard", "function", "hook", "plugin")
+
+    def __init__(self, guard: HookGuard, function: Callable[..., Any], plugin: str, hook: Hook) -> None:
+        self._guard = guard
+        self.function = function
+        self.plugin = plugin
+        self.hook = hook
+
+    def failure(self, exc: Exception, args: tuple[Any, ...]) -> Any:
+        """The answer when the implementation raised ``exc``: the hook's ``failed`` value (logged), or ``exc`` again."""
+        return self._guard._failure(exc, self.plugin, self.hook, args)
+
+    def awaitable(self, result: Any, args: tuple[Any, ...]) -> Any:
+        """The answer when the implementation returned an awaitable (``result``): a failure, logged."""
+        if inspect.iscoroutine(result):
+            result.close()
+        hook = self.hook
+        why = f"returned an awaitable, but {hook.name} is not awaited"
+        self._guard._failed(self.plugin, hook.name, None, why, args)
+        return hook.failed
+
+
 class HookGuard:
     """Wraps hook implementations and counts their failures."""
 
@@ -158,20 +188,21 @@ class HookGuard:
             except Exception as exc:  # noqa: BLE001 - logged and skipped; what passes through is re-raised
                 return self._failure(exc, plugin, hook, args)
 
+        inline = Guarded(self, function, plugin, hook)
+
         def called(*args: Any) -> Any:
             try:
                 result = function(*args)
             except Exception as exc:  # noqa: BLE001 - logged and skipped; what passes through is re-raised
-                return self._failure(exc, plugin, hook, args)
-            if result is None or type(result) in _PLAIN_RESULTS or not inspect.isawaitable(result):
+                return inline.failure(exc, args)
+            if result is None or type(result) in PLAIN_RESULTS or not inspect.isawaitable(result):
                 return result
-            if inspect.iscoroutine(result):
-                result.close()
-            self._failed(plugin, hook.name, None, f"returned an awaitable, but {hook.name} is not awaited", args)
-            return hook.failed
+            return inline.awaitable(result, args)
 
         guarded: Callable[..., Any] = awaited if hook.awaited else called
         guarded.__wrapped__ = function  # type: ignore[attr-defined]  # pluggy reads the signature through it
+        if not hook.awaited:
+            called.guarded = inline  # type: ignore[attr-defined]  # what DirectCalls runs inline
         return guarded
 
     async def _awaited(
