@@ -8,8 +8,11 @@ from typing import Any
 import pytest
 from acp import text_block, tool_content, tool_diff_content, tool_terminal_ref
 from acp.schema import (
+    AgentMessageChunk,
+    AgentThoughtChunk,
     ContentToolCallContent,
     ImageContentBlock,
+    TextContentBlock,
     ToolCallLocation,
     UserMessageChunk,
 )
@@ -21,7 +24,7 @@ from langacp import replay
 from langacp.bridge.outbox import _unnamed_chunk, with_message_id
 from langacp.plugins import load_plugins
 from langacp.protocol import send_updates, start_tool_call, update_json
-from langacp.protocol.wire import WireUpdate, tool_call_start, user_text_chunk
+from langacp.protocol.wire import WireUpdate, chunk_with_id, tool_call_start, user_text_chunk
 from langacp.transport import encode_message
 from langacp.types import SessionContext
 
@@ -32,6 +35,25 @@ STATUSES = ["pending", "in_progress", "completed", "failed"]
 class _SubContent(ContentToolCallContent):
     """A subclass of a content class: validation would dump it as its parent (dropping ``extra``)."""
 
+    extra: str = "x"
+
+
+def _odd_texts() -> list[Any]:
+    """Text contents the fast dump must not take as plain: each dumps otherwise, or fails to."""
+    from acp.schema import Annotations
+
+    annotated = tool_content(TextContentBlock(type="text", text="a", annotations=Annotations(priority=0.5)))
+    meta = tool_content(TextContentBlock(type="text", text="m", field_meta={"k": 1}))
+    outer_meta = ContentToolCallContent(type="content", content=text_block("o"), field_meta={"k": 2})
+    not_str = tool_content(text_block("n"))
+    object.__setattr__(not_str.content, "text", 12)
+    sub_block = tool_content(_SubText(type="text", text="s"))
+    relabelled = tool_content(text_block("r"))
+    object.__setattr__(relabelled.content, "type", "image")
+    return [annotated, meta, outer_meta, not_str, sub_block, relabelled]
+
+
+class _SubText(TextContentBlock):
     extra: str = "x"
 
 
@@ -64,6 +86,7 @@ contents = st.one_of(
     st.just(42),
     st.just(_SubContent(type="content", content=text_block("sub"))),
     st.builds(_wrong_type),
+    st.sampled_from(range(6)).map(lambda i: _odd_texts()[i]),
 )
 locations = st.one_of(
     st.builds(lambda p, line: ToolCallLocation(path=p, line=line), texts, st.none() | st.integers(0, 10**6)),
@@ -72,6 +95,7 @@ locations = st.one_of(
 )
 
 
+@pytest.mark.filterwarnings("ignore:Pydantic serializer warnings")
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     tool_call_id=texts | st.just(7),
@@ -123,6 +147,64 @@ def test_a_user_text_chunk_is_the_validated_models_json(text: str, message_id: s
     assert _bytes(built.data) == _bytes(_sdk_json(model))
 
 
+def _chunks() -> st.SearchStrategy[Any]:
+    """Agent message and thought chunks: plain texts, and odd ones the fast path must leave to the outbox."""
+    from acp.schema import Annotations
+
+    def odd(i: int, text: str) -> Any:
+        chunk: Any = AgentMessageChunk(session_update="agent_message_chunk", content=text_block(text))
+        if i == 0:
+            chunk = chunk.model_copy(update={"message_id": "own"})
+        elif i == 1:
+            chunk.field_meta = {"k": 1}
+        elif i == 2:
+            chunk.content = TextContentBlock(type="text", text=text, annotations=Annotations(priority=1.0))
+        elif i == 3:
+            chunk.content = ImageContentBlock(type="image", data="aGk=", mime_type="image/png")
+        elif i == 4:
+            object.__setattr__(chunk, "session_update", "agent_thought_chunk")
+        elif i == 5:
+            chunk.content = _SubText(type="text", text=text)
+        return chunk
+
+    return st.one_of(
+        texts.map(lambda t: AgentMessageChunk(session_update="agent_message_chunk", content=text_block(t))),
+        texts.map(lambda t: AgentThoughtChunk(session_update="agent_thought_chunk", content=text_block(t))),
+        st.builds(odd, st.integers(0, 5), texts),
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(chunk=_chunks(), message_id=texts)
+def test_a_chunk_given_its_id_is_the_outboxs_copy(chunk: Any, message_id: str) -> None:
+    """As the outbox would send it: the copy with its id, dumped (a chunk with an id of its own: as it is)."""
+    expected = with_message_id(chunk, message_id) if _unnamed_chunk(chunk) else chunk
+    built = chunk_with_id(chunk, message_id)
+    queued = with_message_id(built, message_id) if _unnamed_chunk(built) else built
+    try:
+        validated = _bytes(update_json(expected))
+    except Exception as exc:  # noqa: BLE001 - the fast path must fail the same way
+        with pytest.raises(type(exc)):
+            _bytes(update_json(queued))
+        return
+    assert _bytes(update_json(queued)) == validated
+    if isinstance(built, WireUpdate):
+        assert built.model() == expected
+
+
+def test_only_plain_chunks_without_an_id_are_written_as_json() -> None:
+    from acp import update_agent_message_text, update_agent_thought_text
+
+    assert isinstance(chunk_with_id(update_agent_message_text("hi"), "m"), WireUpdate)
+    thought = chunk_with_id(update_agent_thought_text("hm"), "m")
+    assert isinstance(thought, WireUpdate) and thought.message_id == "m/thought"
+    own = update_agent_message_text("hi").model_copy(update={"message_id": "own"})
+    assert chunk_with_id(own, "m") is own
+    annotated = _odd_texts()[0].content
+    odd = AgentMessageChunk(session_update="agent_message_chunk", content=annotated)
+    assert chunk_with_id(odd, "m") is odd
+
+
 def test_a_wire_update_copied_with_another_id_is_the_models_copy() -> None:
     built = tool_call_start(
         "c1",
@@ -171,6 +253,19 @@ results = st.one_of(
 )
 
 
+ai_contents = st.one_of(
+    texts,
+    st.lists(
+        st.one_of(
+            texts.map(lambda t: {"type": "text", "text": t}),
+            texts.map(lambda t: {"type": "reasoning", "reasoning": t}),
+            texts.map(lambda t: {"type": "text", "text": t, "annotations": [{"type": "citation", "url": "https://x"}]}),
+        ),
+        max_size=3,
+    ),
+)
+
+
 @st.composite
 def conversations(draw: Any) -> list[Any]:
     messages: list[Any] = []
@@ -185,12 +280,12 @@ def conversations(draw: Any) -> list[Any]:
             }
             for _ in range(draw(st.integers(0, 2)))
         ]
-        messages.append(AIMessage(draw(texts), tool_calls=calls, id=f"a{turn}"))
+        messages.append(AIMessage(draw(ai_contents), tool_calls=calls, id=f"a{turn}"))
         for call in calls:
             if draw(st.booleans()):
                 status = draw(st.sampled_from(["success", "error"]))
                 messages.append(ToolMessage(draw(results), tool_call_id=call["id"], status=status, id=f"t{turn}"))
-        messages.append(AIMessage(draw(texts), id=f"b{turn}"))
+        messages.append(AIMessage(draw(ai_contents), id=f"b{turn}"))
     return messages
 
 
@@ -234,14 +329,19 @@ CWD = "/nonexistent/langacp-replay-wire"
 def test_a_replay_sends_the_bytes_of_the_validated_models(messages: list[Any]) -> None:
     fast, validated = _Sink(), _Sink()
     replay.replay_messages(PLUGINS, SessionContext(session_id="s", cwd=CWD, plugins=PLUGINS), messages, fast)
-    built = replay.tool_call_start, replay.user_text_chunk
-    replay.tool_call_start, replay.user_text_chunk = start_tool_call, _model  # the models, validated as before
+    built = replay.tool_call_start, replay.user_text_chunk, replay.chunk_with_id
+    # the models, validated as before (a chunk copied with its id by the sink, as the outbox does)
+    replay.tool_call_start, replay.user_text_chunk, replay.chunk_with_id = start_tool_call, _model, _as_is
     try:
         replay.replay_messages(PLUGINS, SessionContext(session_id="s", cwd=CWD, plugins=PLUGINS), messages, validated)
     finally:
-        replay.tool_call_start, replay.user_text_chunk = built
+        replay.tool_call_start, replay.user_text_chunk, replay.chunk_with_id = built
     assert not any(isinstance(u, WireUpdate) for u in validated.updates)
     assert _sent(fast.updates) == _sent(validated.updates)
+
+
+def _as_is(update: Any, message_id: str) -> Any:
+    return update
 
 
 def _model(text: str, message_id: str) -> Any:

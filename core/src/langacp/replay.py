@@ -7,8 +7,9 @@ its final status and content. Content goes through the same hooks as live update
 other blocks (images, files, …) are mapped like output blocks and sent as ``user_message_chunk``.
 A human message the agent harness added rather than the user typed (LangChain's notification
 metadata, e.g. ``SummarizationMiddleware``'s summary) is the agent's: sent as ``agent_thought_chunk``.
-A user's plain text and each tool call's start are built as their JSON (:mod:`langacp.protocol.wire`:
-the bytes their validated models dump to, which are built instead when anything is unusual).
+A user's plain text, each tool call's start and the agent's plain text chunks (given their message's
+id) are built as their JSON (:mod:`langacp.protocol.wire`: the bytes their validated models dump to,
+which are built instead when anything is unusual).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage, get_no
 from langacp.bridge.content import human_updates, message_blocks, notification_updates
 from langacp.bridge.outbox import new_message_id
 from langacp.bridge.tool_ids import ToolCallIds
-from langacp.protocol.wire import tool_call_start, user_text_chunk
+from langacp.protocol.wire import chunk_with_id, tool_call_start, user_text_chunk
 from langacp.types import SessionContext, ToolCallInfo
 
 if TYPE_CHECKING:
@@ -52,7 +53,7 @@ def replay_messages(plugins: Plugins, session: SessionContext, messages: list[An
             for block in message_blocks(message):
                 if block.get("type") not in _NOT_CONTENT:
                     for update in plugins.output_block(block, session):
-                        sink.put(update, message_id)
+                        sink.put(chunk_with_id(update, message_id), message_id)
             for index, tool_call in enumerate(message.tool_calls):
                 call = ToolCallInfo.from_tool_call(tool_call)
                 acp_id = ids.claim(call.tool_call_id)

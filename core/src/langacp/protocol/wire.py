@@ -31,7 +31,7 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
-__all__ = ["WireUpdate", "tool_call_start", "user_text_chunk"]
+__all__ = ["WireUpdate", "chunk_with_id", "tool_call_start", "user_text_chunk"]
 
 _ALIASES = {"tool_call_id": "toolCallId", "message_id": "messageId", "session_update": "sessionUpdate"}
 
@@ -121,7 +121,7 @@ def tool_call_start(
             raw_output=raw_output,
         )
 
-    kinds, statuses, content_types, location_type = _schema()
+    kinds, statuses, content_types, location_type, _ = _schema()
     if (
         type(tool_call_id) is not str
         or type(title) is not str
@@ -160,9 +160,9 @@ def _start_json(
     if status is not None:
         data["status"] = status
     if content is not None:
-        data["content"] = [c.model_dump(mode="json", by_alias=True, exclude_none=True) for c in content]
+        data["content"] = [_text_content_json(c) or c.model_dump(**_DUMP) for c in content]
     if locations is not None:
-        data["locations"] = [x.model_dump(mode="json", by_alias=True, exclude_none=True) for x in locations]
+        data["locations"] = [x.model_dump(**_DUMP) for x in locations]
     if raw_input is not None:
         data["rawInput"] = any_json(raw_input, mode="json", by_alias=True, exclude_none=True)
     if raw_output is not None:
@@ -171,6 +171,91 @@ def _start_json(
     if name is not None:
         data["name"] = name
     return data
+
+
+_DUMP: dict[str, Any] = {"mode": "json", "by_alias": True, "exclude_none": True}
+
+
+def _plain_text(block: Any) -> str | None:
+    """The text of ``block`` when it is exactly a ``TextContentBlock`` holding only its text, else ``None``.
+
+    Its dump is then ``{"text": text, "type": "text"}``: no annotations, no ``_meta``, its ``type``
+    the one its class declares, its text exactly a ``str`` (a model's fields can be reassigned
+    without validation, so each is looked at).
+    """
+    if type(block) is not _text_block_type():
+        return None
+    fields = block.__dict__
+    text = fields.get("text")
+    if type(text) is not str or fields.get("type") != "text" or fields.get("annotations") is not None:
+        return None
+    if fields.get("field_meta") is not None or len(fields) != 4:
+        return None
+    return text
+
+
+def _text_content_json(item: Any) -> dict[str, Any] | None:
+    """``item``'s dump when it is exactly a ``ContentToolCallContent`` of a plain text block (else ``None``)."""
+    if type(item) is not _schema()[4]:
+        return None
+    fields = item.__dict__
+    if fields.get("type") != "content" or fields.get("field_meta") is not None or len(fields) != 3:
+        return None
+    text = _plain_text(fields.get("content"))
+    return None if text is None else {"content": {"text": text, "type": "text"}, "type": "content"}
+
+
+_CHUNK_KINDS = {"agent_message_chunk": "", "agent_thought_chunk": "/thought"}
+
+
+def chunk_with_id(update: Any, message_id: str) -> Any:
+    """A replayed message chunk given ``message_id`` as the outbox gives it (``with_message_id``): its JSON
+    when ``update`` is exactly an SDK agent message or thought chunk of a plain text without an id, else
+    ``update`` as it is (the outbox then copies it with the id).
+    """
+    kinds = _chunk_types()
+    kind = kinds.get(type(update))
+    if kind is None or type(message_id) is not str:
+        return update
+    fields = update.__dict__
+    if fields.get("session_update") != kind or fields.get("message_id") is not None:
+        return update
+    if fields.get("field_meta") is not None or len(fields) != 4:
+        return update
+    text = _plain_text(fields.get("content"))
+    if text is None:
+        return update
+    named = message_id + _CHUNK_KINDS[kind]
+    data = {"content": {"text": text, "type": "text"}, "messageId": named, "sessionUpdate": kind}
+    return WireUpdate(data, lambda: update.model_copy(update={"message_id": named}))
+
+
+class _Never:
+    """Stands for an SDK class whose fields are not the ones this module writes: no value is of it."""
+
+
+def _shaped(cls: type, fields: tuple[str, ...]) -> type:
+    """``cls`` if its fields are ``fields``, in that order (what the JSON written here assumes), else ``_Never``."""
+    return cls if tuple(cls.model_fields) == fields else _Never  # type: ignore[attr-defined]
+
+
+@cache
+def _chunk_types() -> dict[type, str]:
+    """The agent's message and thought chunk classes (those shaped as :func:`chunk_with_id` writes them)."""
+    from acp.schema import AgentMessageChunk, AgentThoughtChunk
+
+    shape = ("content", "message_id", "field_meta", "session_update")
+    return {
+        _shaped(AgentMessageChunk, shape): "agent_message_chunk",
+        _shaped(AgentThoughtChunk, shape): "agent_thought_chunk",
+    }
+
+
+@cache
+def _text_block_type() -> type:
+    from acp.schema import TextContentBlock
+
+    return _shaped(TextContentBlock, ("annotations", "text", "field_meta", "type"))
 
 
 def _exact(item: Any, types: dict[type, str]) -> bool:
@@ -190,9 +275,10 @@ def _any_json() -> Callable[..., Any]:
 
 
 @cache
-def _schema() -> tuple[frozenset[str], frozenset[str], dict[type, str], type]:
-    """The tool call's kinds, statuses, content classes (with their ``type``) and location class, read from the SDK."""
-    from acp.schema import ToolCallLocation, ToolCallStart
+def _schema() -> tuple[frozenset[str], frozenset[str], dict[type, str], type, type]:
+    """The tool call's kinds, statuses, content classes (with their ``type``), location class and text
+    content class, read from the SDK."""
+    from acp.schema import ContentToolCallContent, ToolCallLocation, ToolCallStart
 
     fields = ToolCallStart.model_fields
 
@@ -217,4 +303,5 @@ def _schema() -> tuple[frozenset[str], frozenset[str], dict[type, str], type]:
                 content_types[annotation] = literal[0]
         else:
             stack.extend(typing.get_args(annotation))
-    return literals("kind"), literals("status"), content_types, ToolCallLocation
+    text_content = _shaped(ContentToolCallContent, ("content", "field_meta", "type"))
+    return literals("kind"), literals("status"), content_types, ToolCallLocation, text_content
