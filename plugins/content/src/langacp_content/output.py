@@ -59,17 +59,21 @@ _PLAIN = frozenset({"type", "text", "reasoning", "id", "index"})
 
 def output_updates(block: dict[str, Any], session: SessionContext) -> list[Any]:
     """The updates that show ``block``, a content block of the model's answer."""
-    from acp import update_agent_message, update_agent_thought
-
     kind = block.get("type")
-    if kind in ("text", "reasoning") and block.keys() <= _PLAIN:  # nothing but its text: the SDK's builders
+    if kind in ("text", "reasoning") and block.keys() <= _PLAIN:  # nothing but its text
         text = block.get(kind)
         if isinstance(text, str):
-            from acp import update_agent_message_text, update_agent_thought_text
-
             if not text:
                 return []
-            return [update_agent_message_text(text) if kind == "text" else update_agent_thought_text(text)]
+            # What the SDK's update_agent_message_text / update_agent_thought_text build, without their calls.
+            from acp.schema import AgentMessageChunk, AgentThoughtChunk, TextContentBlock
+
+            content = TextContentBlock(type="text", text=text)
+            if kind == "text":
+                return [AgentMessageChunk(session_update="agent_message_chunk", content=content)]
+            return [AgentThoughtChunk(session_update="agent_thought_chunk", content=content)]
+    from acp import update_agent_message, update_agent_thought
+
     refusal = refusal_text(block)
     if refusal is not None:
         from acp import text_block

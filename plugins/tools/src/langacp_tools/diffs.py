@@ -88,6 +88,16 @@ class ToolsState:
         return self._after
 
     @property
+    def has_before(self) -> bool:
+        """Whether :attr:`before` holds anything (asked without making it)."""
+        return bool(self._before)
+
+    @property
+    def has_after(self) -> bool:
+        """Whether :attr:`after` holds anything (asked without making it)."""
+        return bool(self._after)
+
+    @property
     def directories(self) -> set[str]:
         """Absolute paths the turn's tool calls name that are directories (looked at off the event loop)."""
         if self._directories is None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from langacp_tools.paths import absolute, iter_paths
+from langacp_tools.paths import absolute, has_paths, iter_paths
 
 if TYPE_CHECKING:
     from acp.schema import ToolCallLocation
@@ -26,6 +26,8 @@ def _line(args: Mapping[str, Any]) -> int | None:
 
 def locations_of(args: Mapping[str, Any], cwd: str) -> list[ToolCallLocation]:
     """One location per distinct path argument; the line (if any) goes with the first."""
+    if not has_paths(args):
+        return []
     from acp.schema import ToolCallLocation
 
     seen: list[str] = []

@@ -6,7 +6,16 @@ import os
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-__all__ = ["PATH_KEYS", "PATH_LIST_KEYS", "absolute", "display", "first_path", "inside_roots", "iter_paths"]
+__all__ = [
+    "PATH_KEYS",
+    "PATH_LIST_KEYS",
+    "absolute",
+    "display",
+    "first_path",
+    "has_paths",
+    "inside_roots",
+    "iter_paths",
+]
 
 PATH_KEYS = (
     "path",
@@ -27,6 +36,14 @@ PATH_KEYS = (
 
 PATH_LIST_KEYS = ("paths", "files", "file_paths")
 """Argument names that hold a list of paths."""
+
+
+_ANY_PATH_KEY = frozenset(PATH_KEYS + PATH_LIST_KEYS)
+
+
+def has_paths(args: Mapping[str, Any]) -> bool:
+    """Whether ``args`` has an argument named as a path may be (else :func:`iter_paths` yields nothing)."""
+    return not _ANY_PATH_KEY.isdisjoint(args)
 
 
 def _looks_like_path(value: object) -> bool:

@@ -16,6 +16,8 @@ _TERMINAL_KEYS = ("terminal_id", "terminalId")
 def terminal_id(result: Any) -> str | None:
     """The client terminal a result points at: ``artifact`` (or ``additional_kwargs``) ``terminal_id``."""
     for holder in (getattr(result, "artifact", None), getattr(result, "additional_kwargs", None)):
+        if holder is None or (type(holder) is dict and not holder):  # nothing to look through (the common case)
+            continue
         for key in _TERMINAL_KEYS:
             value = holder.get(key) if isinstance(holder, dict) else getattr(holder, key, None)
             if isinstance(value, str) and value:
@@ -79,11 +81,15 @@ def _data(block: dict[str, Any]) -> tuple[str | None, str | None]:
 
 def content_blocks(result: Any) -> list[Any]:
     """The result's text, image and audio blocks as ACP tool-call content."""
+    content = getattr(result, "content", result)
+    if isinstance(content, str):  # the common case: one text (what the SDK's tool_content(text_block(…)) builds)
+        from acp.schema import ContentToolCallContent, TextContentBlock
+
+        if not content:
+            return []
+        return [ContentToolCallContent(type="content", content=TextContentBlock(type="text", text=content))]
     from acp import text_block, tool_content
 
-    content = getattr(result, "content", result)
-    if isinstance(content, str):
-        return [tool_content(text_block(content))] if content else []
     raw_blocks = getattr(result, "content_blocks", None)
     blocks = raw_blocks if isinstance(raw_blocks, list) else content if isinstance(content, list) else [content]
     out: list[Any] = []
@@ -128,14 +134,14 @@ def _media_or_link(block: dict[str, Any]) -> Any | None:
 
 def result_content(call: ToolCallInfo, kind: str, result: Any, session: SessionContext) -> list[Any]:
     """Tool-call content for ``result``, the ``ToolMessage`` of ``call``."""
-    from acp import tool_terminal_ref
-
     mine = state(session)
-    before: Before | None = mine.before.pop(call.tool_call_id, None)
-    read = call.tool_call_id in mine.after
-    after = mine.after.pop(call.tool_call_id, None)
+    before: Before | None = mine.before.pop(call.tool_call_id, None) if mine.has_before else None
+    read = mine.has_after and call.tool_call_id in mine.after
+    after = mine.after.pop(call.tool_call_id, None) if read else None
     terminal = terminal_id(result)
     if terminal is not None:
+        from acp import tool_terminal_ref
+
         return [tool_terminal_ref(terminal)]
     if kind == "edit":
         diff = artifact_diff(result) or _diff(before, after, read, result, session)
