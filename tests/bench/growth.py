@@ -23,9 +23,10 @@ once, then remembered (bare has no permission step at all). At each mark:
   checkpoint and its pending writes (what a load reads); DB / head says how much more than the
   conversation the file holds.
 - **load**: ``session/load`` of the session (closed first), the agent's CPU until the response,
-  every replayed update received, against ``aget_tuple`` of the same checkpoint in the bare probe;
-  each the median of ``--loads`` loads (reads) of the same session, so one load the machine's
-  load happened to hit does not move the row.
+  every replayed update received, against ``aget_tuple`` of the same checkpoint in the bare probe.
+  ``--loads`` pairs (a load, then a read) alternate; the row shows the median of each side and
+  its ratio is the median of the per-pair ratios, as the turn CPU's is (a single load moved the
+  ratio by 2-3× between runs).
 
 **Sessions.** S sessions opened in one agent process (``langacp.testing.agent:shared_model_agent``:
 the factory as users are told to write it, one model made once for every session, as the bare
@@ -68,7 +69,7 @@ WINDOW = 9
 """Turns whose median is a mark's turn CPU (those ending at the mark)."""
 YIELD = base.YIELD_DELAY
 LOADS = 5
-"""Loads of the session at each mark (and ``aget_tuple`` calls in the bare probe): a row is their median."""
+"""Pairs of a load of the session and an ``aget_tuple`` read in the bare probe at each mark: a row is their median."""
 OPEN_KB_SESSIONS = 50
 """Sessions of the live-objects row (the process runs as many first, to warm up)."""
 SESSIONS_TARGET = "langacp.testing.agent:shared_model_agent"
@@ -149,14 +150,10 @@ def bare_turns_probe(db: str) -> None:
                         if "".join(text) != f"done: {i + 1}":
                             raise RuntimeError(f"bare turn {i}: {''.join(text)!r}")
                 elif verb == "load":
-                    reads = []
-                    for _ in range(int(args[0]) if args else 1):
-                        gc.collect()  # as before each served load
-                        cpu, wall = time.process_time(), time.perf_counter()
-                        tup = await saver.aget_tuple({"configurable": {"thread_id": "bare", "checkpoint_ns": ""}})
-                        reads.append((time.process_time() - cpu, time.perf_counter() - wall))
-                        assert tup is not None
-                    out = (statistics.median(c for c, _ in reads), statistics.median(w for _, w in reads))
+                    cpu, wall = time.process_time(), time.perf_counter()
+                    tup = await saver.aget_tuple({"configurable": {"thread_id": "bare", "checkpoint_ns": ""}})
+                    out = (time.process_time() - cpu, time.perf_counter() - wall)
+                    assert tup is not None
                 else:
                     raise ValueError(line)
                 print(json.dumps(out), flush=True)
@@ -249,35 +246,35 @@ async def growth(turns: int, marks: list[int], chunk: int = 1, loads: int = LOAD
                     "bare_bytes": db_bytes(bare_db),
                     "bare_head": head_bytes(bare_db, "bare"),
                 }
-                row["load_cpu"], row["load_wall"] = await served_load(conn, client, clock, session, mark, loads)
-                row["bare_load_cpu"], row["bare_load_wall"] = await bare.ask(f"load {loads}")
+                pairs = []
+                for _ in range(loads):  # alternated, so the machine's load hits both sides alike
+                    pairs.append((await served_load(conn, client, clock, session, mark), await bare.ask("load")))
+                row["load_cpu"] = statistics.median(served[0] for served, _ in pairs)
+                row["load_wall"] = statistics.median(served[1] for served, _ in pairs)
+                row["bare_load_cpu"] = statistics.median(bare[0] for _, bare in pairs)
+                row["bare_load_wall"] = statistics.median(bare[1] for _, bare in pairs)
+                row["load_ratio"] = statistics.median(served[0] / max(bare[0], 1e-9) for served, bare in pairs)
                 row["loads"] = loads
                 rows[str(mark)] = row
                 print(f"turn {mark}: {json.dumps({k: round(v, 4) for k, v in row.items()})}", file=sys.stderr)
     return rows
 
 
-async def served_load(
-    conn: Any, client: Any, clock: int | None, session: str, mark: int, loads: int = LOADS
-) -> tuple[float, float]:
-    """Close the session and load it back, ``loads`` times: the medians of the agent's CPU and of the
-    wall time until every update is in."""
-    measured = []
-    for _ in range(loads):
-        await conn.close_session(session_id=session)
-        client.updates.clear()
-        gc.collect()
-        cpu = time.clock_gettime(clock) if clock is not None else 0.0
-        wall = time.perf_counter()
-        await conn.load_session(cwd=str(REPO), session_id=session, mcp_servers=[])
-        elapsed = time.perf_counter() - wall
-        agent_cpu = time.clock_gettime(clock) - cpu if clock is not None else 0.0
-        calls = [u for u in client.of(session, "tool_call") if u.status == "completed"]
-        if len(calls) != mark:
-            raise base.BenchmarkError(f"session/load after {mark} turns replayed {len(calls)} tool calls")
-        client.updates.clear()
-        measured.append((agent_cpu, elapsed))
-    return statistics.median(c for c, _ in measured), statistics.median(w for _, w in measured)
+async def served_load(conn: Any, client: Any, clock: int | None, session: str, mark: int) -> tuple[float, float]:
+    """Close the session and load it back: the agent's CPU and the wall time until every update is in."""
+    await conn.close_session(session_id=session)
+    client.updates.clear()
+    gc.collect()
+    cpu = time.clock_gettime(clock) if clock is not None else 0.0
+    wall = time.perf_counter()
+    await conn.load_session(cwd=str(REPO), session_id=session, mcp_servers=[])
+    elapsed = time.perf_counter() - wall
+    agent_cpu = time.clock_gettime(clock) - cpu if clock is not None else 0.0
+    calls = [u for u in client.of(session, "tool_call") if u.status == "completed"]
+    if len(calls) != mark:
+        raise base.BenchmarkError(f"session/load after {mark} turns replayed {len(calls)} tool calls")
+    client.updates.clear()
+    return agent_cpu, elapsed
 
 
 # -- open sessions --------------------------------------------------------------------------------
@@ -469,7 +466,8 @@ def render(turn_rows: dict[str, Any], session_rows: dict[str, Any]) -> str:
             f"| turn {mark}: WAL bytes | {_mb(r['wal'])} | {_mb(r['bare_wal'])} | |",
             f"| turn {mark}: session/load CPU, median of {r.get('loads', 1):.0f} (bare: aget_tuple) "
             f"| {r['load_cpu'] * 1e3:.1f} ms "
-            f"| {r['bare_load_cpu'] * 1e3:.1f} ms | {r['load_cpu'] / max(r['bare_load_cpu'], 1e-6):.2f} |",
+            f"| {r['bare_load_cpu'] * 1e3:.1f} ms "
+            f"| {r.get('load_ratio', r['load_cpu'] / max(r['bare_load_cpu'], 1e-6)):.2f} |",
         ]
     open_kb = session_rows.get("open_kb")
     if open_kb:
@@ -522,7 +520,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sessions", default="50,100,200")
     parser.add_argument("--no-sessions", action="store_true")
     parser.add_argument("--no-turns", action="store_true")
-    parser.add_argument("--loads", type=int, default=LOADS, help="loads per mark; a load row is their median")
+    parser.add_argument("--loads", type=int, default=LOADS, help="load/read pairs per mark (the row: their medians)")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--bare-turns", help=argparse.SUPPRESS)
     parser.add_argument("--bare-sessions", help=argparse.SUPPRESS)
