@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from core_support import delta_graph
 
-from langacp.compat import langchain, langgraph, sdk, stdlib
+from langacp.compat import langchain, langgraph, pydantic, sdk, stdlib
 
 
 def test_compat_sdk_connection_router_request_runner_and_raw_notification() -> None:
@@ -304,7 +304,41 @@ async def test_compat_langchain_model_call_wrappers_compose_as_langchains_chain(
     assert type(ours[1]) is type(theirs[1])
 
 
-@pytest.mark.parametrize("module", [sdk, langchain, langgraph, stdlib])
+def test_compat_pydantic_made_is_the_validated_model() -> None:
+    """An instance pydantic.made makes equals, dumps and copies as the validated one (for values kept as they are)."""
+    from acp.schema import AgentMessageChunk, TextContentBlock
+
+    for text in ("", "plain", "\ud800 lone", "é\n"):
+        validated = AgentMessageChunk(
+            session_update="agent_message_chunk", content=TextContentBlock(type="text", text=text)
+        )
+        block = pydantic.made(
+            TextContentBlock, {"annotations": None, "text": text, "field_meta": None, "type": "text"}, {"type", "text"}
+        )
+        values = {"content": block, "message_id": None, "field_meta": None, "session_update": "agent_message_chunk"}
+        made = pydantic.made(AgentMessageChunk, values, {"session_update", "content"})
+        assert made == validated and type(made) is AgentMessageChunk
+        assert made.model_fields_set == validated.model_fields_set
+        assert made.content.model_fields_set == validated.content.model_fields_set
+        assert made.__pydantic_extra__ is validated.__pydantic_extra__ is None
+        assert made.__pydantic_private__ is validated.__pydantic_private__ is None
+        for options in ({}, {"mode": "json", "by_alias": True, "exclude_none": True}, {"exclude_unset": True}):
+            assert made.model_dump(**options) == validated.model_dump(**options)
+        assert _outcome(made.model_dump_json) == _outcome(validated.model_dump_json)  # a lone surrogate: both fail
+        copied = made.model_copy(update={"message_id": "m"})
+        assert copied == validated.model_copy(update={"message_id": "m"}) and made.message_id is None
+        made.message_id = "x"  # assignment as on a validated model: noted as set
+        assert "message_id" in made.model_fields_set and "message_id" not in validated.model_fields_set
+
+
+def _outcome(dump: Any) -> Any:
+    try:
+        return dump(by_alias=True)
+    except Exception as exc:  # noqa: BLE001 - compared: the same failure
+        return type(exc), str(exc)
+
+
+@pytest.mark.parametrize("module", [sdk, langchain, langgraph, stdlib, pydantic])
 def test_compat_every_public_name_is_pinned(module: Any) -> None:
     source = inspect.getsource(inspect.getmodule(test_compat_every_public_name_is_pinned))  # type: ignore[arg-type]
     for name in module.__all__:

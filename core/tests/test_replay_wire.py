@@ -192,6 +192,39 @@ def test_a_chunk_given_its_id_is_the_outboxs_copy(chunk: Any, message_id: str) -
         assert built.model() == expected
 
 
+class _SubStr(str):
+    pass
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=texts | texts.map(_SubStr))
+def test_text_models_made_are_the_sdk_helpers_models(text: str) -> None:
+    """langacp.text_models' builders equal the SDK helpers' validated models: value, fields set, dump, copy."""
+    from acp import update_agent_message_text, update_agent_thought_text
+
+    from langacp.text_models import agent_text_chunk, tool_text_content
+
+    pairs = [
+        (lambda: tool_text_content(text), lambda: tool_content(text_block(text))),
+        (lambda: agent_text_chunk(text), lambda: update_agent_message_text(text)),
+        (lambda: agent_text_chunk(text, thought=True), lambda: update_agent_thought_text(text)),
+    ]
+    for make, validate in pairs:
+        try:
+            validated = validate()
+        except Exception as exc:  # noqa: BLE001 - (a str subclass with a lone surrogate) refused alike
+            with pytest.raises(type(exc)):
+                make()
+            continue
+        made = make()
+        assert made == validated and type(made) is type(validated) and type(made.content) is type(validated.content)
+        assert made.model_fields_set == validated.model_fields_set
+        assert made.content.model_fields_set == validated.content.model_fields_set
+        assert type(made.content.text) is str
+        assert _bytes(update_json(made)) == _bytes(update_json(validated))
+        assert made.model_copy(update={"field_meta": {"k": 1}}) == validated.model_copy(update={"field_meta": {"k": 1}})
+
+
 def test_only_plain_chunks_without_an_id_are_written_as_json() -> None:
     from acp import update_agent_message_text, update_agent_thought_text
 

@@ -43,6 +43,7 @@ from langacp.stores import (
 )
 from langacp.target import DriverTarget, SessionSetup, Target, TargetDriver, TargetError
 from langacp.terminals import AgentTerminal, open_terminal
+from langacp.text_models import agent_text_chunk, tool_text_content
 from langacp.tool_names import CHECK_KEY, current_session, left_out, session_tool
 from langacp.trust import KIND_RISK, ConfigLayers, layers_for, load_layers, load_table, riskier
 from langacp.types import (
@@ -105,6 +106,7 @@ __all__ = [
     "TurnOutcome",
     "TurnPaused",
     "__version__",
+    "agent_text_chunk",
     "check_form_answer",
     "check_form_schema",
     "config_value_error",
@@ -140,6 +142,7 @@ __all__ = [
     "run_off_loop",
     "session_tool",
     "stop_group",
+    "tool_text_content",
     "unwatch_group",
     "user_config_path",
     "uses_delta",

@@ -29,13 +29,13 @@ def langacp_prompt_block(block: Any, session: SessionContext) -> list[dict[str, 
 
 @hookimpl(trylast=True)
 def langacp_output_block(block: dict[str, Any], session: SessionContext) -> list[Any]:
-    from acp import update_agent_message_text, update_agent_thought_text
+    from langacp.text_models import agent_text_chunk
 
     kind = block.get("type")
     if kind == "text":
         text = block.get("text") or ""
-        return [update_agent_message_text(text)] if text else []
+        return [agent_text_chunk(text)] if text else []
     if kind == "reasoning":
         text = block.get("reasoning") or ""
-        return [update_agent_thought_text(text)] if text else []
+        return [agent_text_chunk(text, thought=True)] if text else []
     return []

@@ -30,10 +30,10 @@ def langacp_tool_start_content(call: ToolCallInfo, session: SessionContext) -> l
 
 @hookimpl(trylast=True)
 def langacp_tool_result_content(call: ToolCallInfo, result: Any, session: SessionContext) -> list[Any]:
-    from acp import text_block, tool_content
+    from langacp.text_models import tool_text_content
 
     text = result_text(result)
-    return [tool_content(text_block(text))] if text else []
+    return [tool_text_content(text)] if text else []
 
 
 def result_text(result: Any) -> str:

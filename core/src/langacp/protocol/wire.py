@@ -31,6 +31,8 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
+from langacp.text_models import Never, classes
+
 __all__ = ["WireUpdate", "chunk_with_id", "tool_call_start", "user_text_chunk"]
 
 _ALIASES = {"tool_call_id": "toolCallId", "message_id": "messageId", "session_update": "sessionUpdate"}
@@ -230,32 +232,20 @@ def chunk_with_id(update: Any, message_id: str) -> Any:
     return WireUpdate(data, lambda: update.model_copy(update={"message_id": named}))
 
 
-class _Never:
-    """Stands for an SDK class whose fields are not the ones this module writes: no value is of it."""
+_CHUNK_KINDS_BY_TYPE: dict[type, str] = {}
 
 
-def _shaped(cls: type, fields: tuple[str, ...]) -> type:
-    """``cls`` if its fields are ``fields``, in that order (what the JSON written here assumes), else ``_Never``."""
-    return cls if tuple(cls.model_fields) == fields else _Never  # type: ignore[attr-defined]
-
-
-@cache
 def _chunk_types() -> dict[type, str]:
     """The agent's message and thought chunk classes (those shaped as :func:`chunk_with_id` writes them)."""
-    from acp.schema import AgentMessageChunk, AgentThoughtChunk
-
-    shape = ("content", "message_id", "field_meta", "session_update")
-    return {
-        _shaped(AgentMessageChunk, shape): "agent_message_chunk",
-        _shaped(AgentThoughtChunk, shape): "agent_thought_chunk",
-    }
+    if not _CHUNK_KINDS_BY_TYPE:
+        _, _, message_type, thought_type = classes()
+        _CHUNK_KINDS_BY_TYPE.update({message_type: "agent_message_chunk", thought_type: "agent_thought_chunk"})
+        _CHUNK_KINDS_BY_TYPE.pop(Never, None)
+    return _CHUNK_KINDS_BY_TYPE
 
 
-@cache
 def _text_block_type() -> type:
-    from acp.schema import TextContentBlock
-
-    return _shaped(TextContentBlock, ("annotations", "text", "field_meta", "type"))
+    return classes()[0]
 
 
 def _exact(item: Any, types: dict[type, str]) -> bool:
@@ -278,7 +268,7 @@ def _any_json() -> Callable[..., Any]:
 def _schema() -> tuple[frozenset[str], frozenset[str], dict[type, str], type, type]:
     """The tool call's kinds, statuses, content classes (with their ``type``), location class and text
     content class, read from the SDK."""
-    from acp.schema import ContentToolCallContent, ToolCallLocation, ToolCallStart
+    from acp.schema import ToolCallLocation, ToolCallStart
 
     fields = ToolCallStart.model_fields
 
@@ -303,5 +293,4 @@ def _schema() -> tuple[frozenset[str], frozenset[str], dict[type, str], type, ty
                 content_types[annotation] = literal[0]
         else:
             stack.extend(typing.get_args(annotation))
-    text_content = _shaped(ContentToolCallContent, ("content", "field_meta", "type"))
-    return literals("kind"), literals("status"), content_types, ToolCallLocation, text_content
+    return literals("kind"), literals("status"), content_types, ToolCallLocation, classes()[1]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from langacp.api import SessionContext
+from langacp.api import SessionContext, agent_text_chunk
 from langacp_content.convert import to_acp
 
 __all__ = ["output_updates", "refusal_text"]
@@ -65,13 +65,7 @@ def output_updates(block: dict[str, Any], session: SessionContext) -> list[Any]:
         if isinstance(text, str):
             if not text:
                 return []
-            # What the SDK's update_agent_message_text / update_agent_thought_text build, without their calls.
-            from acp.schema import AgentMessageChunk, AgentThoughtChunk, TextContentBlock
-
-            content = TextContentBlock(type="text", text=text)
-            if kind == "text":
-                return [AgentMessageChunk(session_update="agent_message_chunk", content=content)]
-            return [AgentThoughtChunk(session_update="agent_thought_chunk", content=content)]
+            return [agent_text_chunk(text, thought=kind == "reasoning")]
     from acp import update_agent_message, update_agent_thought
 
     refusal = refusal_text(block)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from langacp.api import SessionContext, ToolCallInfo
+from langacp.api import SessionContext, ToolCallInfo, tool_text_content
 from langacp_tools.diffs import Before, read_text, roots_of, state
 
 __all__ = ["artifact_diff", "content_blocks", "result_content", "shows_own_content", "terminal_id"]
@@ -82,12 +82,8 @@ def _data(block: dict[str, Any]) -> tuple[str | None, str | None]:
 def content_blocks(result: Any) -> list[Any]:
     """The result's text, image and audio blocks as ACP tool-call content."""
     content = getattr(result, "content", result)
-    if isinstance(content, str):  # the common case: one text (what the SDK's tool_content(text_block(…)) builds)
-        from acp.schema import ContentToolCallContent, TextContentBlock
-
-        if not content:
-            return []
-        return [ContentToolCallContent(type="content", content=TextContentBlock(type="text", text=content))]
+    if isinstance(content, str):  # the common case: one text
+        return [tool_text_content(content)] if content else []
     from acp import text_block, tool_content
 
     raw_blocks = getattr(result, "content_blocks", None)
