@@ -148,3 +148,38 @@ async def test_a_file_that_is_not_a_database_is_an_error_and_is_left_alone(tmp_p
     with pytest.raises(StoreError, match="cannot open the session database"):
         await store.aopen()  # type: ignore[attr-defined]
     assert path.read_bytes() == b"these are my notes, not a database" * 100
+
+
+@pytest.mark.parametrize("returning", [True, False], ids=["take-returning", "take-then-read"])
+async def test_a_lease_is_taken_when_free_ours_expired_or_its_holder_gone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, returning: bool
+) -> None:
+    """The take with ``RETURNING`` (one trip says whether it took the lease) decides as the take
+    followed by reading the holder (SQLite < 3.35) does, and leaves no transaction open."""
+    import os
+    import socket
+
+    from langacp.stores import lease_owner
+    from langacp_sqlite import store as module
+
+    monkeypatch.setattr(module, "_returning", lambda: returning)
+    store = await opened(tmp_path / "s.db")
+    me, elsewhere = lease_owner(), "elsewhere:1:abcd"  # another machine's process: never known to be gone
+    dead = f"{socket.gethostname()}:{os.getpid()}:deadbeef"  # this pid, another token: a process that is gone
+    try:
+        assert await store.acquire("s", me, 30) is None  # free
+        assert await store.acquire("s", me, 30) is None  # ours already
+        assert await store.acquire("s", elsewhere, 30) == me  # held
+        await store.release("s", me)
+        assert await store.acquire("s", elsewhere, 30) is None
+        assert await store.acquire("s", me, 30) == elsewhere
+        assert await store.acquire("t", elsewhere, -1) is None  # taken, already expired
+        assert await store.acquire("t", me, 30) is None
+        assert await store.acquire("u", dead, 30) is None
+        assert await store.acquire("u", me, 30) is None  # its holder is gone: dropped, then taken
+        assert not store._conn.in_transaction
+    finally:
+        await store.aclose()
+    with sqlite3.connect(tmp_path / "s.db") as db:
+        held = sorted(db.execute("SELECT session_id, owner FROM langacp_leases"))
+    assert held == [("s", elsewhere), ("t", me), ("u", me)]

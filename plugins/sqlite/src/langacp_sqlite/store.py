@@ -35,6 +35,17 @@ BUSY_TIMEOUT = 30.0
 """Seconds a write waits for another process holding the database lock."""
 
 _LEASES = lease_statements()
+_TAKE_RETURNING = _LEASES["take"] + " RETURNING owner"
+"""The lease taken and, in the same trip to the connection's thread, whether it was (SQLite >= 3.35)."""
+
+
+def _returning() -> bool:
+    """Whether the SQLite library has ``RETURNING`` (3.35); without it the holder is read after the take."""
+    import sqlite3
+
+    return sqlite3.sqlite_version_info >= (3, 35, 0)
+
+
 RECORD_BYTES = "CAST(record AS BLOB)"
 """The record column as bytes, decoded by us: a record that is not UTF-8 is an error naming its
 session, instead of sqlite3's "Could not decode" failing the whole query."""
@@ -174,8 +185,17 @@ class SqliteStore:
         holder = owner
         for _attempt in range(2):
             async with self.checkpointer.lock:
-                await self._conn.execute(_LEASES["take"], (session_id, owner, time.time() + ttl, time.time()))
-                await self._conn.commit()
+                taking = (session_id, owner, time.time() + ttl, time.time())
+                if _returning():
+                    # The take says whether it took the lease: a row comes back only when the lease was
+                    # inserted or updated (free, ours or expired), none while another holder keeps it.
+                    taken = list(await self._conn.execute_fetchall(_TAKE_RETURNING, taking))
+                    await self._conn.commit()  # (a take that changed nothing still opened a transaction)
+                    if taken:
+                        return None
+                else:
+                    await self._conn.execute(_LEASES["take"], taking)
+                    await self._conn.commit()
                 rows = list(await self._conn.execute_fetchall(_LEASES["holder"], (session_id,)))  # one trip
                 holder = str(rows[0][0]) if rows else owner
                 if holder == owner:
