@@ -138,6 +138,17 @@ def test_plain_inputs_take_the_fast_path_and_odd_ones_do_not() -> None:
     assert isinstance(user_text_chunk("hi", "m"), WireUpdate)
 
 
+def test_flat_raw_values_are_used_as_the_serializer_gives_them_back() -> None:
+    from langacp.protocol.wire import _any_json, _flat_json
+
+    for value in ("x", "\ud800", 7, 2**70, True, {"a": 1, "b": True, "c": None, "d": "x\ud800"}):
+        assert _flat_json(value) == _any_json()(value, mode="json", by_alias=True, exclude_none=True)
+    raw = {"a": 1}
+    assert _flat_json(raw) is not raw  # a copy, as the serializer's
+    for odd in (1.5, {"a": 1.5}, {"é": 1}, {"\ud800": 1}, {1: 1}, {"a": [1]}, [1], (1,), "", 0, {}):
+        assert _flat_json(odd) is None  # the serializer's job
+
+
 @settings(max_examples=200, deadline=None)
 @given(text=texts, message_id=texts)
 def test_a_user_text_chunk_is_the_validated_models_json(text: str, message_id: str) -> None:

@@ -16,7 +16,9 @@ Sound by construction, assuming only pydantic's documented behaviour:
   a dict or anything else goes through validation (which may convert or drop it);
 - ``rawInput`` / ``rawOutput`` are ``Any`` fields: dumped by pydantic's serializer for ``Any``
   with the model's config (``NaN`` as ``null``, …) and the options the update is dumped with;
-  whatever it cannot dump (a lone surrogate in a key) makes the model, which fails as before;
+  whatever it cannot dump (a lone surrogate in a key) makes the model, which fails as before; a
+  ``str``, ``int`` or ``bool`` (exactly), or a dict of those and ``None`` by ASCII ``str`` keys, is what
+  that serializer gives back unchanged, so it is used as it is (a dict copied);
 - a title, id or name not exactly a ``str``, a kind or status outside the schema's values (which
   validation would replace by ``None``) go through validation;
 - keys in the order of the models' fields, ``None`` left out (``exclude_none``).
@@ -83,10 +85,11 @@ class WireUpdate:
 
 def user_text_chunk(text: str, message_id: str) -> Any:
     """The ``user_message_chunk`` of a replayed user's ``text`` (a ``str``), as ``UserMessageChunk`` dumps it."""
-    from acp import text_block
-    from acp.schema import UserMessageChunk
 
     def build() -> Any:
+        from acp import text_block
+        from acp.schema import UserMessageChunk
+
         return UserMessageChunk(session_update="user_message_chunk", content=text_block(text), message_id=message_id)
 
     if type(text) is not str or type(message_id) is not str:
@@ -108,9 +111,10 @@ def tool_call_start(
     raw_output: Any,
 ) -> Any:
     """:func:`langacp.protocol.start_tool_call` with these fields: its JSON when the inputs allow (see the module)."""
-    from langacp.protocol import start_tool_call
 
     def build() -> Any:
+        from langacp.protocol import start_tool_call
+
         return start_tool_call(
             tool_call_id,
             title,
@@ -166,9 +170,9 @@ def _start_json(
     if locations is not None:
         data["locations"] = [x.model_dump(**_DUMP) for x in locations]
     if raw_input is not None:
-        data["rawInput"] = any_json(raw_input, mode="json", by_alias=True, exclude_none=True)
+        data["rawInput"] = _flat_json(raw_input) or any_json(raw_input, **_DUMP)
     if raw_output is not None:
-        data["rawOutput"] = any_json(raw_output, mode="json", by_alias=True, exclude_none=True)
+        data["rawOutput"] = _flat_json(raw_output) or any_json(raw_output, **_DUMP)
     data["sessionUpdate"] = "tool_call"
     if name is not None:
         data["name"] = name
@@ -246,6 +250,22 @@ def _chunk_types() -> dict[type, str]:
 
 def _text_block_type() -> type:
     return classes()[0]
+
+
+_SCALARS = frozenset({str, int, bool, type(None)})
+"""Exact types pydantic's serializer for ``Any`` dumps as they are (``mode="json"``): no float (``NaN``)."""
+
+
+def _flat_json(value: Any) -> Any:
+    """``value``'s dump by pydantic's serializer for ``Any`` when it is a non-empty scalar of an exact
+    :data:`_SCALARS` type or a dict of such values by exact ``str`` ASCII keys (a fresh dict, as the
+    dump is; the serializer refuses a key with a lone surrogate), else ``None`` (the serializer's job)."""
+    kind = type(value)
+    if kind is str or kind is int or kind is bool:
+        return value if value else None  # "", 0, False: not worth telling apart from "no answer"
+    if kind is dict and all(type(k) is str and k.isascii() and type(v) in _SCALARS for k, v in value.items()):
+        return dict(value) if value else None
+    return None
 
 
 def _exact(item: Any, types: dict[type, str]) -> bool:

@@ -65,7 +65,7 @@ def langacp_tool_kind(call: ToolCallInfo, session: SessionContext) -> str | None
     """The kind its name says; ``None`` for a tool it cannot place (unless pinned), so a later plugin may answer."""
     pins = _pins(session)
     kind = kind_of(call.name, pins)
-    if kind == "other" and not {call.name, tool_part(call.name)} & set(pins):
+    if kind == "other" and (not pins or not {call.name, tool_part(call.name)} & pins.keys()):
         return None  # the core's default is "other" too
     return kind
 
