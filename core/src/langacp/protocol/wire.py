@@ -41,18 +41,20 @@ _ALIASES = {"tool_call_id": "toolCallId", "message_id": "messageId", "session_up
 
 
 class WireUpdate:
-    """A ``session/update``'s ``update`` already as JSON (``data``), and how to build its model (``build``).
+    """A ``session/update``'s ``update`` already as JSON (``data``), and how to build its model
+    (``build(*args)``: a function and its arguments, not a closure, so that an update holds few objects).
 
     Exposes what the outbox and the tool call ids read of an update (``session_update``,
     ``tool_call_id``, ``message_id``, ``model_copy``); :meth:`model` is the validated model the
     data is the dump of.
     """
 
-    __slots__ = ("_build", "data")
+    __slots__ = ("_args", "_build", "data")
 
-    def __init__(self, data: dict[str, Any], build: Callable[[], Any]) -> None:
+    def __init__(self, data: dict[str, Any], build: Callable[..., Any], args: tuple[Any, ...] = ()) -> None:
         self.data = data
         self._build = build
+        self._args = args
 
     @property
     def session_update(self) -> Any:
@@ -68,34 +70,65 @@ class WireUpdate:
 
     def model(self) -> Any:
         """The update's model, validated as when it was built without this module."""
-        return self._build()
+        return self._build(*self._args)
 
     def model_copy(self, *, update: dict[str, Any]) -> Any:
         """A copy with ``update``'s fields changed (an id): a wire update, or the model's copy for other fields."""
         if update.keys() <= {"tool_call_id", "message_id"} and all(type(v) is str for v in update.values()):
             present = {_ALIASES[key]: value for key, value in update.items() if _ALIASES[key] in self.data}
             if len(present) == len(update):
-                build = self._build
-                return WireUpdate({**self.data, **present}, lambda: build().model_copy(update=update))
+                return WireUpdate({**self.data, **present}, _model_copy, (self, update))
         return self.model().model_copy(update=update)
 
     def __repr__(self) -> str:
         return f"WireUpdate({self.data!r})"
 
 
+def _model_copy(model: Any, update: dict[str, Any]) -> Any:
+    """``model``'s model (a wire update's, or a model itself) copied with ``update``."""
+    built = model.model() if type(model) is WireUpdate else model
+    return built.model_copy(update=update)
+
+
+def _user_chunk(text: str, message_id: str) -> Any:
+    from acp import text_block
+    from acp.schema import UserMessageChunk
+
+    return UserMessageChunk(session_update="user_message_chunk", content=text_block(text), message_id=message_id)
+
+
 def user_text_chunk(text: str, message_id: str) -> Any:
     """The ``user_message_chunk`` of a replayed user's ``text`` (a ``str``), as ``UserMessageChunk`` dumps it."""
-
-    def build() -> Any:
-        from acp import text_block
-        from acp.schema import UserMessageChunk
-
-        return UserMessageChunk(session_update="user_message_chunk", content=text_block(text), message_id=message_id)
-
     if type(text) is not str or type(message_id) is not str:
-        return build()
+        return _user_chunk(text, message_id)
     data = {"content": {"text": text, "type": "text"}, "messageId": message_id, "sessionUpdate": "user_message_chunk"}
-    return WireUpdate(data, build)
+    return WireUpdate(data, _user_chunk, (text, message_id))
+
+
+def _start(
+    tool_call_id: str,
+    title: str,
+    name: str | None,
+    kind: Any,
+    status: Any,
+    content: list[Any] | None,
+    locations: list[Any] | None,
+    raw_input: Any,
+    raw_output: Any,
+) -> Any:
+    from langacp.protocol import start_tool_call
+
+    return start_tool_call(
+        tool_call_id,
+        title,
+        name=name,
+        kind=kind,
+        status=status,
+        content=content,
+        locations=locations,
+        raw_input=raw_input,
+        raw_output=raw_output,
+    )
 
 
 def tool_call_start(
@@ -111,22 +144,7 @@ def tool_call_start(
     raw_output: Any,
 ) -> Any:
     """:func:`langacp.protocol.start_tool_call` with these fields: its JSON when the inputs allow (see the module)."""
-
-    def build() -> Any:
-        from langacp.protocol import start_tool_call
-
-        return start_tool_call(
-            tool_call_id,
-            title,
-            name=name,
-            kind=kind,
-            status=status,
-            content=content,
-            locations=locations,
-            raw_input=raw_input,
-            raw_output=raw_output,
-        )
-
+    args = (tool_call_id, title, name, kind, status, content, locations, raw_input, raw_output)
     kinds, statuses, content_types, location_type, _ = _schema()
     if (
         type(tool_call_id) is not str
@@ -140,12 +158,12 @@ def tool_call_start(
             and (type(locations) is not list or any(type(x) is not location_type for x in locations))
         )
     ):
-        return build()
+        return _start(*args)
     try:
-        data = _start_json(tool_call_id, title, name, kind, status, content, locations, raw_input, raw_output)
+        data = _start_json(*args)
     except Exception:  # noqa: BLE001 - what cannot be dumped (a lone surrogate in a key): the model, as before
-        return build()
-    return WireUpdate(data, build)
+        return _start(*args)
+    return WireUpdate(data, _start, args)
 
 
 def _start_json(
@@ -233,7 +251,7 @@ def chunk_with_id(update: Any, message_id: str) -> Any:
         return update
     named = message_id + _CHUNK_KINDS[kind]
     data = {"content": {"text": text, "type": "text"}, "messageId": named, "sessionUpdate": kind}
-    return WireUpdate(data, lambda: update.model_copy(update={"message_id": named}))
+    return WireUpdate(data, _model_copy, (update, {"message_id": named}))
 
 
 _CHUNK_KINDS_BY_TYPE: dict[type, str] = {}
