@@ -119,6 +119,29 @@ async def test_two_stores_share_one_file_in_wal_mode(tmp_path: Path) -> None:
         assert db.execute("PRAGMA journal_mode").fetchone() == ("wal",)
 
 
+async def test_a_new_file_another_process_is_setting_up_is_opened_once_it_is_done(tmp_path: Path) -> None:
+    """What two agents starting on one new file meet: the other holds the write lock of a file still in
+    rollback-journal mode, and SQLite refuses the switch to WAL at once rather than wait (no busy timeout)."""
+    import asyncio
+
+    import langacp_sqlite.checkpoints  # noqa: F401  # imported now: opening then reaches the file at once
+
+    path = tmp_path / "new.db"
+    other = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    other.execute("BEGIN IMMEDIATE")  # its write lock, as while it creates its tables
+    other.execute("CREATE TABLE other_setup (x)")
+    asyncio.get_running_loop().call_later(0.3, other.execute, "COMMIT")
+    store = await opened(path)  # the lock was released 0.3 s in: opened, not refused
+    try:
+        with sqlite3.connect(path) as db:
+            assert db.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+            tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        assert {"checkpoints", "writes", "langacp_sessions", "other_setup"} <= tables
+    finally:
+        await store.aclose()
+        other.close()
+
+
 async def test_copy_thread_forks_a_checkpoint(tmp_path: Path) -> None:
     from langchain_core.messages import AIMessage, HumanMessage
     from langgraph.graph import MessagesState, StateGraph

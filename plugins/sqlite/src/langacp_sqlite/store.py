@@ -89,6 +89,42 @@ def database_path(url: str) -> Path:
     return Path(rest).expanduser().resolve()
 
 
+def _locked(exc: BaseException) -> bool:
+    """SQLite answered ``SQLITE_BUSY`` (any of its extended codes): another connection holds a lock."""
+    import sqlite3
+
+    return isinstance(exc, sqlite3.OperationalError) and (getattr(exc, "sqlite_errorcode", 0) & 0xFF) == 5
+
+
+async def _set_up(conn: Any, saver: Any) -> None:
+    """WAL mode and the tables (each step a no-op when done), retried while another process holds a lock.
+
+    Two processes opening one new file race: the file is still in rollback-journal mode, and
+    while one holds its write lock (creating its tables) SQLite refuses the other's switch to
+    WAL at once, *without* waiting for the busy timeout (it would risk a deadlock). The steps
+    are idempotent (``IF NOT EXISTS``, the pragma), so they are tried again, ``BUSY_TIMEOUT``
+    seconds at most in all; any other error is raised at once.
+    """
+    import asyncio
+    import random
+
+    deadline = asyncio.get_running_loop().time() + BUSY_TIMEOUT
+    while True:
+        try:
+            await conn.execute("PRAGMA journal_mode = WAL")
+            await saver.setup()
+            async with saver.lock:
+                await conn.executescript(SCHEMA + LEASE_SCHEMA + ";")
+                await conn.commit()
+            return
+        except Exception as exc:
+            if not _locked(exc) or asyncio.get_running_loop().time() > deadline:
+                raise
+            log.debug("langacp: the session database is being set up by another process; trying again")
+        await conn.rollback()
+        await asyncio.sleep(random.uniform(0.01, 0.05))
+
+
 class SqliteStore:
     """Session store over ``AsyncSqliteSaver`` plus a ``langacp_sessions`` table in the same file."""
 
@@ -115,12 +151,8 @@ class SqliteStore:
         conn = await aiosqlite.connect(str(self.path), timeout=BUSY_TIMEOUT)
         try:
             await conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT * 1000)}")
-            await conn.execute("PRAGMA journal_mode = WAL")
             saver = PruningSaver(conn)
-            await saver.setup()
-            async with saver.lock:
-                await conn.executescript(SCHEMA + LEASE_SCHEMA + ";")
-                await conn.commit()
+            await _set_up(conn, saver)
         except Exception as exc:
             await conn.close()
             raise StoreError(f"cannot open the session database {self.path}: {exc}") from exc
