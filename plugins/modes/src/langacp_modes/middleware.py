@@ -67,17 +67,18 @@ class ModesMiddleware(AgentMiddleware):  # type: ignore[type-arg]
         mode = current_mode(self.session)
         if mode.system_prompt:
             overrides["system_message"] = with_addition(request.system_message, mode.system_prompt)
-        model = model_for(self.session)
-        if model is not None:
-            overrides["model"] = model
         choice = chosen_model(self.session)
-        level = thought_level(self.session)
-        settings: dict[str, Any] = {}
-        if choice is not None and level != DEFAULT_THOUGHT:
-            settings[choice.thought_setting] = level
-        switch = thinking_switch(self.session) if choice is not None else None
-        if switch is not None:
-            settings.update(switch[0] if thinking(self.session) else switch[1])
-        if settings:
-            overrides["model_settings"] = {**request.model_settings, **settings}
+        if choice is not None:  # the agent's own model (no choice): no model, thought level or thinking to apply
+            model = model_for(self.session)
+            if model is not None:
+                overrides["model"] = model
+            level = thought_level(self.session)
+            settings: dict[str, Any] = {}
+            if level != DEFAULT_THOUGHT:
+                settings[choice.thought_setting] = level
+            switch = thinking_switch(self.session)
+            if switch is not None:
+                settings.update(switch[0] if thinking(self.session) else switch[1])
+            if settings:
+                overrides["model_settings"] = {**request.model_settings, **settings}
         return await handler(request.override(**overrides) if overrides else request)
