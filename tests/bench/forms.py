@@ -55,7 +55,9 @@ Rows (``×`` = served / bare unless said otherwise):
   tool call over the graph form, in agent CPU. Each round spawns both forms side by side and
   runs ``--pairs`` pairs of ``tools K`` turns (``--pair-calls`` K, each in a new session), the
   two forms of a pair one right after the other, which goes first alternating (ABBA), so the
-  machine's load hits both alike; per pair: (factory CPU - graph CPU) / K. The row shows the
+  machine's load hits both alike; per pair: (factory CPU - graph CPU) / K. With ``--base`` the
+  two trees' pairs take turns (all four processes up), and a second line gives this tree's
+  difference minus the base's, pair by pair: a change's effect per call. The row shows the
   median of those differences over every pair of every round, their inter-quartile range and a
   95 % bootstrap interval of the median (:func:`paired_summary`): the goal (within 0.5 ms) is met
   when the interval's upper end is below it.
@@ -437,22 +439,27 @@ async def measure_served(form: Form, sizes: Sizes, skip: set[str]) -> dict[str, 
     return out
 
 
-async def measure_pairs(graph: Form, factory: Form, pairs: int, calls: int, first: int = 0) -> list[float]:
-    """(factory - graph) agent CPU seconds per tool call, one per pair of ``tools calls`` turns.
+async def measure_pairs(
+    couples: list[tuple[Form, Form]], pairs: int, calls: int, first: int = 0
+) -> dict[str, list[float]]:
+    """(factory - graph) agent CPU seconds per tool call, one per pair of ``tools calls`` turns, by factory name.
 
-    Both forms are spawned side by side (each process once; its CPU read from its process CPU
-    clock, every thread, to the nanosecond); each pair runs one turn in each,
-    in a new session each, one right after the other; the form that goes first alternates
-    (ABBA, starting with the graph when ``first`` is 0), so a drift in the machine's load
-    cancels out over the pairs. A warm-up turn in each comes first.
+    ``couples``: (graph, factory) forms, e.g. this tree's and ``--base``'s. Every form is spawned
+    side by side (each process once; its CPU read from its process CPU clock, every thread, to
+    the nanosecond); each pair runs one turn in each form of a couple, in a new session each,
+    one right after the other; the form that goes first alternates (ABBA, starting with the
+    graph when ``first`` is 0), and the couples take turns pair by pair (which goes first
+    alternating too), so a drift in the machine's load cancels out over the pairs and moves
+    every couple alike. A warm-up turn in each comes first.
     """
-    clients = {form.name: base._make_client() for form in (graph, factory)}
+    forms = [form for couple in couples for form in couple]
+    clients = {form.name: base._make_client() for form in forms}
     for client in clients.values():
         client.answer = "allow_always"
     env = {base.DELAY_ENV: repr(YIELD), "LANGACP_MAX_MODEL_CALLS": "0"}
     async with contextlib.AsyncExitStack() as stack:
         served = {}
-        for form in (graph, factory):
+        for form in forms:
             conn, process = await stack.enter_async_context(
                 base.agent_process(clients[form.name], YIELD, store=[], env={**env, **form.env}, command=form.command)
             )
@@ -476,11 +483,13 @@ async def measure_pairs(graph: Form, factory: Form, pairs: int, calls: int, firs
 
         for name in served:
             await cpu_per_call(name)
-        diffs = []
+        diffs: dict[str, list[float]] = {factory.name: [] for _, factory in couples}
         for index in range(pairs):
-            order = [graph.name, factory.name] if (index + first) % 4 in (0, 3) else [factory.name, graph.name]
-            measured = {name: await cpu_per_call(name) for name in order}
-            diffs.append(measured[factory.name] - measured[graph.name])
+            turn = couples if index % 2 == 0 else couples[::-1]
+            for graph, factory in turn:
+                order = [graph.name, factory.name] if (index + first) % 4 in (0, 3) else [factory.name, graph.name]
+                measured = {name: await cpu_per_call(name) for name in order}
+                diffs[factory.name].append(measured[factory.name] - measured[graph.name])
     return diffs
 
 
@@ -741,14 +750,17 @@ async def run(
             gc.collect()
         results.rounds.append(round_values)
         if wanted("tools") and PAIRS > 0:
-            for graph_name, factory_name in PAIR_FORMS:
-                pair = [f for f in forms if f.name in (graph_name, factory_name)]
-                if len(pair) == 2:
-                    print(
-                        f"round {index + 1}/{sizes.rounds}: {factory_name} - {graph_name}", file=sys.stderr, flush=True
-                    )
-                    graph_form, factory_form = sorted(pair, key=lambda f: f.name != graph_name)
-                    diffs = await measure_pairs(graph_form, factory_form, PAIRS, PAIR_CALLS, first=index % 2)
+            by_name = {f.name: f for f in forms}
+            couples = [
+                (by_name[graph_name], by_name[factory_name])
+                for graph_name, factory_name in PAIR_FORMS
+                if graph_name in by_name and factory_name in by_name
+            ]
+            if couples:
+                names = ", ".join(f"{factory.name} - {graph.name}" for graph, factory in couples)
+                print(f"round {index + 1}/{sizes.rounds}: {names}", file=sys.stderr, flush=True)
+                measured = await measure_pairs(couples, PAIRS, PAIR_CALLS, first=index % 2)
+                for factory_name, diffs in measured.items():
                     results.pairs.setdefault(factory_name, []).extend(diffs)
     for name, attr in () if only_load or not wanted("closed_kb") else (("graph", "graph"), ("factory", "agent")):
         print(f"closed-session probe: {name}", file=sys.stderr, flush=True)
@@ -870,7 +882,19 @@ def paired_row(results: Results, forms: list[str]) -> str:
             f"**{median:+.2f} ms** (IQR {q1:+.2f}…{q3:+.2f}, 95 % {low:+.2f}…{high:+.2f}; {len(diffs)} pairs)"
         )
     label = f"… factory − graph, agent CPU per tool call ({PAIR_CALLS} calls a turn, paired)"
-    return f"| {label} | " + " | ".join(cells) + " | – | ≤ +0.5 ms |"
+    row = f"| {label} | " + " | ".join(cells) + " | – | ≤ +0.5 ms |"
+    here, there = results.pairs.get("factory"), results.pairs.get("factory@base")
+    if here and there and len(here) == len(there) and "factory" in forms:
+        # The couples took turns pair by pair: the i-th pairs ran side by side, under the same load.
+        changed = [a - b for a, b in zip(here, there, strict=True)]
+        median, q1, q3, low, high = (v * 1000 for v in paired_summary(changed))
+        cells = ["–"] * len(forms)
+        cells[forms.index("factory")] = (
+            f"**{median:+.2f} ms** (IQR {q1:+.2f}…{q3:+.2f}, 95 % {low:+.2f}…{high:+.2f}; {len(here)} pairs of pairs)"
+        )
+        label = "… that difference, this tree's − the base's (pair by pair)"
+        row += f"\n| {label} | " + " | ".join(cells) + " | – | – |"
+    return row
 
 
 def load_rows(results: Results, forms: list[str]) -> list[str]:
