@@ -22,8 +22,7 @@ def compose_model_call_wrappers(wrappers: Sequence[Callable[..., Awaitable[Any]]
     result as a ``ModelResponse`` (an ``AIMessage`` wrapped in one, an ``ExtendedModelResponse``
     unwrapped); the ``Command`` of each ``ExtendedModelResponse`` is gathered, inner first, from
     the inner chain's last run (a wrapper may call its handler again); the result is LangChain's
-    ``_ComposedExtendedModelResponse``. Made without a result object per layer, which is most of
-    what LangChain's chain costs around wrappers that return their handler's response.
+    ``_ComposedExtendedModelResponse``, made once (LangChain's chain makes one per layer).
     """
     from langchain.agents.factory import _ComposedExtendedModelResponse
     from langchain.agents.middleware.types import ExtendedModelResponse, ModelResponse
