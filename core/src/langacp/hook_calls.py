@@ -83,21 +83,20 @@ class DirectCalls:
 
     def __init__(self, pm: pluggy.PluginManager) -> None:
         self.pm = pm
-        self._plans: dict[str, tuple[int | None, Any, Any, _Plan | None, frozenset[str], bool]] = {}
+        self._counted = pm if isinstance(pm, MonitoredManager) else None
+        """The manager, when it counts its changes (else every call goes through pluggy)."""
+        self._plans: dict[str, tuple[int, Any, Any, _Plan | None, frozenset[str], bool]] = {}
 
     def call(self, hook: str, kwargs: Mapping[str, Any]) -> Any:
         """``pm.hook.<hook>(**kwargs)``: a first-result hook's first answer other than ``None``, else all such."""
-        pm = self.pm
+        pm = self._counted
+        if pm is None:
+            return getattr(self.pm.hook, hook)(**kwargs)
         known = self._plans.get(hook)
-        if (
-            known is None
-            or known[0] is None
-            or known[0] != getattr(pm, "changes", None)
-            or known[1].spec is not known[2]
-        ):
-            known = self._plan_of(hook)
+        if known is None or known[0] != pm.changes or known[1].spec is not known[2]:
+            known = self._plan_of(pm, hook)
         _, caller, _, plan, needed, first = known
-        if plan is None or getattr(pm, "monitored", True) or not kwargs.keys() >= needed:
+        if plan is None or pm.monitored or not kwargs.keys() >= needed:
             return caller(**kwargs)
         answers = []
         for function, arguments, guarded in plan:
@@ -118,9 +117,9 @@ class DirectCalls:
                 answers.append(answer)
         return None if first else answers
 
-    def _plan_of(self, hook: str) -> tuple[int | None, Any, Any, _Plan | None, frozenset[str], bool]:
-        changes: int | None = getattr(self.pm, "changes", None)
-        caller = getattr(self.pm.hook, hook)
+    def _plan_of(self, pm: MonitoredManager, hook: str) -> tuple[int, Any, Any, _Plan | None, frozenset[str], bool]:
+        changes = pm.changes
+        caller = getattr(pm.hook, hook)
         spec = caller.spec
         first = bool(spec is not None and spec.opts.get("firstresult"))
         known = self._plans[hook] = (changes, caller, spec, *_plan(caller.get_hookimpls()), first)
