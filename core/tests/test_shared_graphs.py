@@ -300,3 +300,46 @@ def test_the_hooks_are_worked_out_again_when_agent_middleware_changes(monkeypatc
     assert "before_model" not in middleware_hooks()
     monkeypatch.undo()
     assert middleware_hooks() == before
+
+
+def test_sessions_given_the_same_tool_objects_share_one_table_of_them(tmp_path: Path) -> None:
+    """Tools made once per process cost one table per graph; a session's own tool object, its own table."""
+    import gc
+
+    from langacp.shared_graphs import _Bound
+
+    graphs, saver, model = SharedGraphs(), InMemorySaver(), make_model()
+
+    def tables(factory: Any, n: int) -> list[Any]:
+        sessions = [SessionContext(session_id=f"s{i}", cwd=str(tmp_path)) for i in range(n)]
+        for session in sessions:
+            factory(SessionSetup(session, saver, graphs=graphs))
+        return [next(iter(s.scratch(_Bound).by_graph.values())).tools for s in sessions]
+
+    shared = tables(lambda setup: setup.create_agent(model, tools=TOOLS), 3)
+    assert shared[0] is shared[1] is shared[2] and shared[0] == {t.name: t for t in TOOLS}
+    own = tables(checked_agent, 2)  # a write_file of its own per session (its own check)
+    assert own[0] is not own[1] and own[0]["write_file"] is not own[1]["write_file"]
+    assert all(own[i]["add"] is shared[0]["add"] for i in range(2))
+    table = shared[0]
+    assert graphs._tools_of(1, dict(table)) is table
+    assert graphs._tools_of(1, {**table, "add": TRACE_TOOLS[0]}) is not table  # not the same objects: a new one
+    again = graphs._tools_of(1, dict(table))
+    assert again is not table and again == table  # (the last session's table is the one reused)
+    del shared, table, again
+    gc.collect()
+    assert graphs._tools[1]() is None  # gone with the sessions that used it
+
+
+def test_a_session_keeps_a_record_of_left_out_tools_only_when_there_are_some(tmp_path: Path) -> None:
+    from langacp.tool_names import LeftOut, left_out, merge_tools
+
+    session = SessionContext(session_id="s", cwd=str(tmp_path))
+    theirs = TRACE_TOOLS[0].model_copy()  # a plugin's write_file, named like the app's
+    assert merge_tools(TOOLS, [TRACE_TOOLS[1]], session)
+    assert LeftOut not in session._scratch and not left_out(session, TRACE_TOOLS[1])
+    assert not left_out(session, theirs) and LeftOut not in session._scratch  # asking makes nothing either
+    merge_tools(TRACE_TOOLS[:1], [theirs], session)
+    assert left_out(session, theirs) and not left_out(session, TRACE_TOOLS[0])
+    merge_tools(TOOLS, [theirs], session)  # built again: the name is free now
+    assert not left_out(session, theirs)

@@ -76,13 +76,19 @@ _HOOKS: dict[type[Any], tuple[tuple[str, ...], tuple[Any, ...], tuple[str, ...]]
 """:func:`middleware_hooks`, with the members of ``AgentMiddleware`` it was worked out from."""
 
 
+class _Tools(dict[str, Any]):
+    """A session's tools by name for one shared graph; read only (a plain dict that can be weakly referenced)."""
+
+    __slots__ = ("__weakref__",)
+
+
 @dataclass
 class _Parts:
     """One session's own objects for one shared graph."""
 
     model: Any
     middleware: list[Any]
-    tools: dict[str, Any]
+    tools: _Tools
 
 
 @dataclass
@@ -116,6 +122,8 @@ class SharedGraphs:
         self.size = size
         self._graphs: OrderedDict[Hashable, tuple[int, Any]] = OrderedDict()
         self._tokens = itertools.count(1)
+        self._tools: dict[int, weakref.ref[_Tools]] = {}
+        """Per shared graph: the tools by name its last session was given (see :meth:`_tools_of`)."""
         self.compiled = 0
         """Shared graphs compiled so far."""
 
@@ -153,12 +161,30 @@ class SharedGraphs:
         self._graphs[key] = found
         self._graphs.move_to_end(key)
         while len(self._graphs) > self.size:
-            self._graphs.popitem(last=False)
+            self._tools.pop(self._graphs.popitem(last=False)[1][0], None)
         token, graph = found
         own = {t.name: t for t in tools if _is_tool(t)}
         own.update({t.name: t for m in middleware for t in getattr(m, "tools", None) or () if _is_tool(t)})
-        session.scratch(_Bound).by_graph[token] = _Parts(model, list(middleware), own)
+        session.scratch(_Bound).by_graph[token] = _Parts(model, list(middleware), self._tools_of(token, own))
         return graph
+
+    def _tools_of(self, token: int, own: dict[str, Any]) -> _Tools:
+        """``own`` as the table a session of graph ``token`` keeps: the one its last session was given
+        when that maps the same names to the very same tool objects, else a new one.
+
+        Sound because the table is never changed once made and only ever looked up by name: two
+        sessions whose tables hold the same objects under the same names bind every call alike.
+        Tools made once per process (the plugins' shared tools, an app's module-level tools) so
+        cost one table per graph instead of one per session; a session with a tool object of its
+        own gets its own table. Held weakly: it goes with the last session using it.
+        """
+        ref = self._tools.get(token)
+        last = ref() if ref is not None else None
+        if last is not None and last.keys() == own.keys() and all(last[name] is t for name, t in own.items()):
+            return last
+        table = _Tools(own)
+        self._tools[token] = weakref.ref(table)
+        return table
 
 
 # --------------------------------------------------------------------------------------------

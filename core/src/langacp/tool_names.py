@@ -37,9 +37,15 @@ returning why the call cannot run, or ``None``."""
 
 @dataclass
 class LeftOut:
-    """The plugin tools left out of a session's agent (``session.scratch(LeftOut)``)."""
+    """The plugin tools left out of a session's agent (in ``session.scratch``, only once there are some)."""
 
     tools: list[Any] = field(default_factory=list)
+
+
+def _left_out_of(session: SessionContext) -> list[Any]:
+    """The plugin tools left out of ``session``'s agent, making nothing when none were (most sessions)."""
+    found = session._scratch.get(LeftOut)
+    return found.tools if found is not None else []
 
 
 _warned: set[tuple[str, str, str]] = set()
@@ -95,20 +101,20 @@ def merge_tools(own: Sequence[Any], contributed: Sequence[Any], session: Session
                 name,
                 origin_of(kept),
             )
-    if session is not None:
+    if session is not None and (dropped or _left_out_of(session)):
         session.scratch(LeftOut).tools = dropped
     return merged
 
 
 def left_out(session: SessionContext, tool: Any) -> bool:
     """Whether ``tool`` (a plugin's) was left out of the session's agent because its name was taken."""
-    return any(t is tool for t in session.scratch(LeftOut).tools)
+    return any(t is tool for t in _left_out_of(session))
 
 
 async def tell_left_out(session: SessionContext) -> None:
     """A notice per plugin tool :func:`merge_tools` left out of ``session``'s agent, to a client that shows
     notices (the warning on stderr is the others')."""
-    for tool in session.scratch(LeftOut).tools:
+    for tool in _left_out_of(session):
         name = _name(tool) or "?"
         text = f"The plugin tool {name!r} (from {origin_of(tool)}) is named like another tool: that one runs."
         await session.notify("warning", f"Tool {name} left out", text)
