@@ -71,7 +71,9 @@ Rows (``×`` = served / bare unless said otherwise):
 - **session/new**: median of K ``session/new`` in a warm process; bare: one ``create_agent``
   compile of the graph (what building a graph per session costs). Time ratio.
 - **rss**: RSS of the process after K sessions, each with one ``echo hi`` turn; bare: a process
-  that ran K threads of the graph with ``echo hi``. Memory ratio.
+  that ran K threads of the graph with ``echo hi`` (one model). The factory form's row serves
+  ``langacp.testing.agent:shared_model_agent`` (its tools and turns, one model made at import, as
+  users are told to) in a process of its own. Memory ratio.
 - **closed KB** (langacp forms): what a closed session leaves behind, measured in a separate
   process running the agent class with a no-op client under ``tracemalloc`` (after ``gc``):
   (traced memory after 2K open/prompt/close cycles - after K) / K. Absolute; goal ≤ 20 KB.
@@ -112,7 +114,7 @@ import tempfile
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -196,6 +198,8 @@ class Form:
     command: list[str]
     env: dict[str, str] = field(default_factory=dict)
     langacp: bool = True
+    rss_command: list[str] | None = None
+    """The command the RSS row serves instead (in a process of its own), if another."""
 
 
 @dataclass(frozen=True)
@@ -206,13 +210,17 @@ class Serving:
     env: dict[str, str] = field(default_factory=dict)
 
 
-def langacp_form(name: str, attr: str, serving: Serving) -> Form:
-    command = [serving.python, "-m", "langacp.cli", "serve", f"langacp.testing.agent:{attr}", "--store", "memory"]
-    return Form(name, command, dict(serving.env))
+def langacp_form(name: str, attr: str, serving: Serving, rss_attr: str | None = None) -> Form:
+    def command(attr: str) -> list[str]:
+        return [serving.python, "-m", "langacp.cli", "serve", f"langacp.testing.agent:{attr}", "--store", "memory"]
+
+    return Form(name, command(attr), dict(serving.env), rss_command=command(rss_attr) if rss_attr else None)
 
 
 def langacp_forms(serving: Serving, suffix: str = "") -> list[Form]:
-    return [langacp_form(f"graph{suffix}", "graph", serving), langacp_form(f"factory{suffix}", "agent", serving)]
+    # The factory's RSS row serves ``shared_model_agent`` (one model, as bare makes one and users are told to).
+    factory = langacp_form(f"factory{suffix}", "agent", serving, rss_attr="shared_model_agent")
+    return [langacp_form(f"graph{suffix}", "graph", serving), factory]
 
 
 # -- where langacp is served from -----------------------------------------------------------------
@@ -355,6 +363,25 @@ async def _turn(conn: Any, session: str, text: str) -> str:
     return await base._prompt(conn, session, text)
 
 
+async def _rss_after_turns(form: Form, conn: Any, process: Any, sessions: list[str]) -> float:
+    """One ``echo hi`` turn in each session, then the process's RSS (MB)."""
+    for session in sessions:
+        if await _turn(conn, session, "echo hi") != "end_turn":
+            raise base.BenchmarkError(f"{form.name}: echo hi did not end the turn")
+    return base._rss_mb(process.pid)
+
+
+async def _rss_of(form: Form, sizes: Sizes) -> float:
+    """The RSS row in a process of its own serving ``form``, with as many sessions and turns as the
+    row's process had before it: the first session and K more with one ``echo hi`` each."""
+    client = base._make_client()
+    with _command_patch(form):
+        async with spawned(form, client) as (conn, process):
+            await base._initialize(conn)
+            opened = [await base._new_session(conn) for _ in range(max(sizes.session_news, sizes.rss_sessions) + 1)]
+            return await _rss_after_turns(form, conn, process, opened[: sizes.rss_sessions + 1])
+
+
 PEER_ROW_TIMEOUT = 60.0
 """Seconds a peer gets for one row before the row is reported as timed out (its process is then stopped)."""
 
@@ -402,10 +429,10 @@ async def measure_served(form: Form, sizes: Sizes, skip: set[str]) -> dict[str, 
                         opened.append(await base._new_session(conn))
                         times.append(time.perf_counter() - t0)
                     out["new"] = statistics.median(times[: sizes.session_news])
-                    for session in opened[: sizes.rss_sessions]:
-                        if await _turn(conn, session, "echo hi") != "end_turn":
-                            raise base.BenchmarkError(f"{form.name}: echo hi did not end the turn")
-                    out["rss"] = base._rss_mb(process.pid)
+                    if form.rss_command is None:
+                        out["rss"] = await _rss_after_turns(form, conn, process, opened[: sizes.rss_sessions])
+                    elif wanted("rss"):
+                        out["rss"] = await _rss_of(replace(form, command=form.rss_command), sizes)
 
                 async def tools() -> None:
                     session = await base._new_session(conn)
