@@ -233,12 +233,11 @@ _CALLER_METHODS = {
 def test_pluggys_public_methods_are_the_known_ones() -> None:
     """A pluggy with a new public way to change registrations must be looked at (langacp.hook_calls' plans)."""
     import pluggy
-    from pluggy._hooks import HookCaller
 
     assert {n for n in dir(pluggy.PluginManager) if not n.startswith("_")} == _MANAGER_METHODS
     caller = Plugins().pm.hook.langacp_tool_title
     assert {n for n in dir(caller) if not n.startswith("_")} == _CALLER_METHODS
-    assert type(caller) is HookCaller
+    assert type(caller) is pluggy.HookCaller
 
 
 def test_every_public_change_to_the_registrations_is_seen() -> None:
