@@ -231,15 +231,16 @@ async def test_each_session_of_a_shared_graph_runs_its_own_tool_check(tmp_path: 
 
 async def test_a_tool_call_that_cannot_be_bound_fails_closed(tmp_path: Path) -> None:
     """The graph's stand-in never runs in place of the session's tool (whose check it would skip)."""
-    from langacp.shared_graphs import _Bound
+    from langacp.shared_graphs import _Bound, _Tools
 
     agent = await _agent(f"{__file__}:checked_agent")
     sids = [(await agent.new_session(cwd=str(tmp_path))).session_id for _ in range(2)]
     outside = tmp_path.parent / f"{tmp_path.name}-outside.txt"
     for sid in reversed(sids):
-        # The session's own tools, as bound to the shared graph, lack write_file (what a mismatch looks like).
+        # The session's own tools, as bound to the shared graph, lack write_file (what a mismatch looks like):
+        # its table is replaced (a table is read only, and may be shared with other sessions).
         for parts in agent.registry.live[sid].context.scratch(_Bound).by_graph.values():
-            del parts.tools["write_file"]
+            parts.tools = _Tools({name: t for name, t in parts.tools.items() if name != "write_file"})
         result = await _written(agent, sid, outside)
         assert not outside.exists()  # the stand-in did not run, unchecked, in the session tool's place
         assert "did not run" in result and "this session has no such tool" in result
@@ -329,6 +330,54 @@ def test_sessions_given_the_same_tool_objects_share_one_table_of_them(tmp_path: 
     del shared, table, again
     gc.collect()
     assert graphs._tools[1]() is None  # gone with the sessions that used it
+
+
+def test_a_table_of_tools_refuses_every_change() -> None:
+    """A table may be shared by sessions: every mutating method of ``dict`` raises, the table unchanged."""
+    import copy
+    import pickle
+    import weakref
+
+    from langacp.shared_graphs import _Tools
+
+    table = _Tools({t.name: t for t in TOOLS})
+    before = dict(table)
+    changes: list[Any] = [
+        lambda: table.__setitem__("x", 1),
+        lambda: table.__delitem__("add"),
+        lambda: table.update(x=1),
+        lambda: table.update({}),
+        lambda: table.pop("add"),
+        lambda: table.pop("x", None),
+        lambda: table.popitem(),
+        lambda: table.clear(),
+        lambda: table.setdefault("x", 1),
+        lambda: table.setdefault("add"),
+        lambda: table.__ior__({"x": 1}),
+        lambda: table.fromkeys(["x"]),
+    ]
+    for change in changes:
+        with pytest.raises(TypeError, match="read only"):
+            change()
+    with pytest.raises(TypeError, match="read only"):
+        table |= {"x": 1}
+    table.__init__({"x": 1})  # type: ignore[misc]  # filled once, when made: initialising again adds nothing
+    assert table == before and type(table) is _Tools
+    # Every method of dict that can change one is overridden (a method a later Python adds fails this).
+    reads = {"copy", "fromkeys", "get", "items", "keys", "values", "__getitem__", "__contains__", "__iter__",
+             "__len__", "__reversed__", "__or__", "__ror__", "__eq__", "__ne__", "__lt__", "__le__", "__gt__",
+             "__ge__", "__repr__", "__sizeof__", "__hash__", "__class_getitem__", "__getattribute__", "__new__",
+             "__init__", "__reduce__", "__reduce_ex__", "__format__", "__dir__", "__str__", "__delattr__",
+             "__setattr__", "__init_subclass__", "__subclasshook__"}  # fmt: skip
+    for name, value in vars(dict).items():
+        if callable(value) and name not in reads:
+            assert getattr(_Tools, name) is not value, f"dict.{name} is not refused by _Tools"
+    # Reads are dict's own (the tool guard reads per call); copies are new tables; weakly referenceable.
+    assert _Tools.__getitem__ is dict.__getitem__ and _Tools.get is dict.get
+    copied, deep, loaded = copy.copy(table), copy.deepcopy(table), pickle.loads(pickle.dumps(_Tools({"a": 1})))
+    assert copied == table and deep.keys() == table.keys() and loaded == {"a": 1}
+    assert all(type(made) is _Tools and made is not table for made in (copied, deep, loaded))
+    assert weakref.ref(table)() is table and _Tools() == {}
 
 
 def test_a_session_keeps_a_record_of_left_out_tools_only_when_there_are_some(tmp_path: Path) -> None:

@@ -33,7 +33,7 @@ import operator
 import types
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -77,9 +77,31 @@ _HOOKS: dict[type[Any], tuple[tuple[str, ...], tuple[Any, ...], tuple[str, ...]]
 
 
 class _Tools(dict[str, Any]):
-    """A session's tools by name for one shared graph; read only (a plain dict that can be weakly referenced)."""
+    """A session's tools by name for one shared graph, shared by the sessions given the same tool objects.
+
+    Read only: every mutating method raises ``TypeError`` (a change would bind another session's
+    calls too); a session given other tools gets another table. Reads are ``dict``'s own (not
+    overridden: the tool guard reads the table per call); it can be weakly referenced.
+    """
 
     __slots__ = ("__weakref__",)
+
+    def __new__(cls, tools: Mapping[str, Any] = types.MappingProxyType({})) -> _Tools:
+        table = super().__new__(cls)
+        dict.update(table, tools)  # filled once, here; __init__ (called again or not) changes nothing
+        return table
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        pass
+
+    def _read_only(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("langacp: a session's table of tools is read only (it may be shared by sessions)")
+
+    __setitem__ = __delitem__ = __ior__ = _read_only
+    update = pop = popitem = clear = setdefault = _read_only
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return type(self), (dict(self),)  # copy, deepcopy and pickle build a new table, never fill one in place
 
 
 @dataclass
