@@ -78,3 +78,11 @@ def test_scratch_is_typed_live_state_not_saved() -> None:
     made = session.scratch(Remembered, lambda: Remembered(count=5))
     assert session.scratch(Remembered) is made and made.count == 5
     assert session.saved_data() == {}
+
+
+def test_scratch_if_any_finds_the_object_without_making_one() -> None:
+    session = SessionContext("s1", "/tmp")
+    assert session.scratch_if_any(Remembered) is None
+    assert session.scratch_if_any(Remembered) is None  # asking made nothing
+    made = session.scratch(Remembered)
+    assert session.scratch_if_any(Remembered) is made

@@ -386,8 +386,8 @@ def test_a_session_keeps_a_record_of_left_out_tools_only_when_there_are_some(tmp
     session = SessionContext(session_id="s", cwd=str(tmp_path))
     theirs = TRACE_TOOLS[0].model_copy()  # a plugin's write_file, named like the app's
     assert merge_tools(TOOLS, [TRACE_TOOLS[1]], session)
-    assert LeftOut not in session._scratch and not left_out(session, TRACE_TOOLS[1])
-    assert not left_out(session, theirs) and LeftOut not in session._scratch  # asking makes nothing either
+    assert session.scratch_if_any(LeftOut) is None and not left_out(session, TRACE_TOOLS[1])
+    assert not left_out(session, theirs) and session.scratch_if_any(LeftOut) is None  # asking makes nothing either
     merge_tools(TRACE_TOOLS[:1], [theirs], session)
     assert left_out(session, theirs) and not left_out(session, TRACE_TOOLS[0])
     merge_tools(TOOLS, [theirs], session)  # built again: the name is free now

@@ -44,7 +44,7 @@ class LeftOut:
 
 def _left_out_of(session: SessionContext) -> list[Any]:
     """The plugin tools left out of ``session``'s agent, making nothing when none were (most sessions)."""
-    found = session._scratch.get(LeftOut)
+    found = session.scratch_if_any(LeftOut)
     return found.tools if found is not None else []
 
 

@@ -121,6 +121,11 @@ class SessionContext:
             found = self._scratch[model] = factory() if factory is not None else model()
         return found  # type: ignore[no-any-return]
 
+    def scratch_if_any(self, model: type[M]) -> M | None:
+        """This session's live ``model`` object if :meth:`scratch` made one, else ``None`` (making nothing)."""
+        found: M | None = self._scratch.get(model)
+        return found
+
     def saved_data(self) -> dict[str, Any]:
         """``stored`` with the current value of every :meth:`data` object: what the core saves."""
         for key, value in self._data.items():
