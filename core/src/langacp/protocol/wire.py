@@ -105,19 +105,16 @@ def user_text_chunk(text: str, message_id: str) -> Any:
     return WireUpdate(data, _user_chunk, (text, message_id))
 
 
-def _start(
-    tool_call_id: str,
-    title: str,
-    name: str | None,
-    kind: Any,
-    status: Any,
-    content: list[Any] | None,
-    locations: list[Any] | None,
-    raw_input: Any,
-    raw_output: Any,
-) -> Any:
+_Start = tuple[str, str, str | None, Any, Any, list[Any] | None, list[Any] | None, Any, Any]
+"""A tool call start's fields, :func:`tool_call_start`'s arguments in its order (``tool_call_id``, ``title``,
+``name``, ``kind``, ``status``, ``content``, ``locations``, ``raw_input``, ``raw_output``): a plain tuple,
+as cheap to make as the arguments are to pass."""
+
+
+def _start(fields: _Start) -> Any:
     from langacp.protocol import start_tool_call
 
+    tool_call_id, title, name, kind, status, content, locations, raw_input, raw_output = fields
     return start_tool_call(
         tool_call_id,
         title,
@@ -144,7 +141,7 @@ def tool_call_start(
     raw_output: Any,
 ) -> Any:
     """:func:`langacp.protocol.start_tool_call` with these fields: its JSON when the inputs allow (see the module)."""
-    args = (tool_call_id, title, name, kind, status, content, locations, raw_input, raw_output)
+    fields: _Start = (tool_call_id, title, name, kind, status, content, locations, raw_input, raw_output)
     kinds, statuses, content_types, location_type, _ = _schema()
     if (
         type(tool_call_id) is not str
@@ -158,25 +155,16 @@ def tool_call_start(
             and (type(locations) is not list or any(type(x) is not location_type for x in locations))
         )
     ):
-        return _start(*args)
+        return _start(fields)
     try:
-        data = _start_json(*args)
+        data = _start_json(fields)
     except Exception:  # noqa: BLE001 - what cannot be dumped (a lone surrogate in a key): the model, as before
-        return _start(*args)
-    return WireUpdate(data, _start, args)
+        return _start(fields)
+    return WireUpdate(data, _start, (fields,))
 
 
-def _start_json(
-    tool_call_id: str,
-    title: str,
-    name: str | None,
-    kind: Any,
-    status: Any,
-    content: list[Any] | None,
-    locations: list[Any] | None,
-    raw_input: Any,
-    raw_output: Any,
-) -> dict[str, Any]:
+def _start_json(fields: _Start) -> dict[str, Any]:
+    tool_call_id, title, name, kind, status, content, locations, raw_input, raw_output = fields
     any_json = _any_json()
     data: dict[str, Any] = {"toolCallId": tool_call_id, "title": title}
     if kind is not None:
