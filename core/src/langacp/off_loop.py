@@ -18,7 +18,9 @@ async def run_off_loop(fn: Callable[[*Ts], T], timeout: float | None, *args: *Ts
     ``timeout=None``: no limit. A thread cannot be stopped: on a time-out ``fn`` runs on and its
     result is dropped, while the caller (and the event loop) goes on.
     """
-    call = asyncio.to_thread(fn, *args)
     if timeout is None:
-        return await call
-    return await asyncio.wait_for(call, timeout)
+        return await asyncio.to_thread(fn, *args)
+    if timeout <= 0:
+        raise TimeoutError  # no time at all: ``fn`` never starts (as ``asyncio.wait_for`` did)
+    async with asyncio.timeout(timeout):  # in this task: no task of its own per call, as wait_for makes
+        return await asyncio.to_thread(fn, *args)
